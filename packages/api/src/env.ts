@@ -1,0 +1,24 @@
+import { z } from "zod";
+
+const ApiEnv = z.object({
+  SHELF_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{1,11}$/, "2 to 12 lowercase letters or digits, starting with a letter")
+    .default("shelf"),
+  SHELF_BASE_URL: z.url().default("http://localhost:3000"),
+  SHELF_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  SHELF_TRUST_PROXY: z.stringbool().default(false),
+});
+
+export type ApiEnv = z.infer<typeof ApiEnv>;
+
+export function readApiEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
+  const parsed = ApiEnv.safeParse(env);
+  if (!parsed.success) throw new Error(`Invalid API environment: ${z.prettifyError(parsed.error)}`);
+  return { ...parsed.data, SHELF_BASE_URL: parsed.data.SHELF_BASE_URL.replace(/\/+$/, "") };
+}

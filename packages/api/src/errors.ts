@@ -1,0 +1,89 @@
+import { TRPCError } from "@trpc/server";
+
+/**
+ * Every error the domain can raise, with the HTTP status and default message the edge answers with.
+ * The `error` field of the contract's body is the code itself.
+ */
+export const domainErrors = {
+  missing_api_key: { status: 401, message: "An API key is required: send it as Authorization: Bearer <key>." },
+  invalid_api_key: { status: 401, message: "The API key is unknown, revoked or expired." },
+  missing_api_key_ability: { status: 403, message: "The API key lacks the ability this endpoint needs." },
+  product_entitlement_required: { status: 403, message: "This account is not entitled to the product." },
+  product_api_key_scope_required: { status: 403, message: "The API key is scoped to another product." },
+  version_update_window_expired: { status: 403, message: "The update window for this product has ended." },
+  not_found: { status: 404, message: "Not found." },
+  install_not_available: { status: 404, message: "There is nothing to install for this product." },
+  order_not_found: { status: 404, message: "Order not found." },
+  method_not_allowed: { status: 405, message: "Method not allowed." },
+  api_key_limit_reached: { status: 409, message: "No free key slot: revoke a key first." },
+  conflict: { status: 409, message: "The request conflicts with the current state." },
+  payload_too_large: { status: 413, message: "The request body is too large." },
+  unsupported_media_type: { status: 415, message: "Send the body as application/json." },
+  rate_limited: { status: 429, message: "Too many requests." },
+  internal_error: { status: 500, message: "Internal server error." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type DomainErrorCode = keyof typeof domainErrors;
+
+export class DomainError extends Error {
+  readonly code: DomainErrorCode;
+  readonly status: number;
+  /** Extra fields merged into the error body (e.g. a device list for a 409). */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: DomainErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? domainErrors[code].message);
+    this.name = "DomainError";
+    this.code = code;
+    this.status = domainErrors[code].status;
+    this.details = details;
+  }
+}
+
+/** Field errors in the contract's 422 shape: `{field: [messages]}`. */
+export type FieldErrors = Record<string, string[]>;
+
+export type Issue = { path?: readonly (PropertyKey | { key: PropertyKey })[]; message: string };
+
+/** Zod (or any Standard Schema) issues in the contract's `{field: [messages]}` shape. */
+export function fieldErrors(issues: readonly Issue[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const field =
+      (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join(".") || "input";
+    const list = errors[field] ?? [];
+    if (!list.includes(issue.message)) list.push(issue.message);
+    errors[field] = list;
+  }
+  return errors;
+}
+
+export class ValidationError extends Error {
+  readonly errors: FieldErrors;
+  constructor(errors: FieldErrors, message = "The given data was invalid.") {
+    super(message);
+    this.name = "ValidationError";
+    this.errors = errors;
+  }
+}
+
+const trpcCodeForStatus: Record<number, TRPCError["code"]> = {
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  422: "UNPROCESSABLE_CONTENT",
+  429: "TOO_MANY_REQUESTS",
+};
+
+/** A domain error carried through tRPC, so createCaller users see the right tRPC code and the cause. */
+export function toTrpcError(error: DomainError | ValidationError): TRPCError {
+  const code =
+    error instanceof DomainError
+      ? (trpcCodeForStatus[error.status] ?? "INTERNAL_SERVER_ERROR")
+      : "UNPROCESSABLE_CONTENT";
+  return new TRPCError({ code, message: error.message, cause: error });
+}

@@ -1,0 +1,201 @@
+import type { Database } from "@shelf/db";
+import { TRPCError } from "@trpc/server";
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import { resolveCredential } from "../auth/caller";
+import { type Context, createContext } from "../context";
+import type { RateLimiter } from "../rate-limit";
+import { appRouter, createCaller } from "../root";
+import { domainErrorBody, errorToResponse, jsonResponse, validationBody } from "./error-response";
+import { getOpenApiDocument } from "./openapi";
+import { allowedMethods, matchRoute, type RestRoute, restRoutes } from "./routes";
+
+export type RestHandlerOptions = {
+  db: Database;
+  baseUrl: string;
+  rateLimiter: RateLimiter;
+  /** Read the client address from X-Forwarded-For (behind a trusted proxy only). */
+  trustProxy?: boolean;
+  maxBodyBytes?: number;
+};
+
+export type RestRequestInfo = {
+  /** The peer address of the connection, for the per-address rate limit of requests without a key. */
+  clientAddress?: string;
+};
+
+export type RestHandler = (request: Request, info?: RestRequestInfo) => Promise<Response>;
+
+type RequestState = { context: Context; error: unknown };
+
+const routeByProcedure = new Map(restRoutes.map((route) => [route.procedure, route]));
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The whole REST API as one function from a fetch `Request` to a `Response`: Next's catch-all route handler and
+ * the custom server both call it. JSON endpoints go through trpc-to-openapi's node handler (built once); plain
+ * endpoints (CSS, files) call the same procedures through createCaller. Either way the contract's error bodies,
+ * success statuses and rate-limit headers are applied here, once.
+ */
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const states = new WeakMap<object, RequestState>();
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  const openApiHandler = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }: { req: object }) => (states.get(req) as RequestState).context,
+    onError: ({ error, req }: { error: TRPCError; req: object }) => {
+      const state = states.get(req);
+      if (state) state.error = error;
+    },
+    responseMeta: ({
+      ctx,
+      paths,
+      errors,
+    }: {
+      ctx?: Context;
+      paths?: readonly string[];
+      errors: readonly unknown[];
+    }) => {
+      if (errors.length > 0 || !ctx) return {};
+      const route = paths?.[0] ? routeByProcedure.get(paths[0]) : undefined;
+      return { status: route?.meta.successStatus ?? 200, headers: { ...ctx.res.headers } };
+    },
+  } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
+
+  return async function handleRest(request, info = {}) {
+    const url = new URL(request.url);
+    const path = url.pathname.replace(/^\/api(?=\/|$)/, "") || "/";
+    if (request.method === "GET" && path === "/openapi.json") {
+      return jsonResponse(200, getOpenApiDocument(options.baseUrl), { "Cache-Control": "public, max-age=300" });
+    }
+
+    const credential = await resolveCredential(options.db, request.headers.get("authorization"));
+    const limitKey =
+      credential.status === "valid" ? `key:${credential.caller.keyId}` : `ip:${clientAddress(request, info, options)}`;
+    const decision = await options.rateLimiter.consume(limitKey);
+    const limitHeaders: Record<string, string> = {
+      "X-RateLimit-Limit": String(decision.limit),
+      "X-RateLimit-Remaining": String(decision.remaining),
+    };
+    if (!decision.allowed) {
+      return jsonResponse(429, domainErrorBody("rate_limited"), {
+        ...limitHeaders,
+        "Retry-After": String(decision.retryAfterSeconds),
+      });
+    }
+
+    const context = createContext({ db: options.db, credential, baseUrl: options.baseUrl });
+    const matched = matchRoute(request.method, path);
+    let response: Response;
+    if (!matched) {
+      const allowed = allowedMethods(path);
+      response =
+        allowed.length > 0
+          ? jsonResponse(405, domainErrorBody("method_not_allowed"), { Allow: allowed.join(", ") })
+          : jsonResponse(404, domainErrorBody("not_found", "No such API endpoint."));
+    } else if (matched.route.kind === "plain") {
+      response = await callPlainRoute(
+        matched.route,
+        { ...Object.fromEntries(url.searchParams), ...matched.params },
+        context,
+      );
+    } else {
+      response = await callJsonRoute(request, url, path, context);
+    }
+    for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+    return response;
+  };
+
+  async function callJsonRoute(request: Request, url: URL, path: string, context: Context): Promise<Response> {
+    let body: unknown;
+    const takesBody = request.method !== "GET" && request.method !== "HEAD";
+    if (takesBody && request.body !== null) {
+      const contentType = request.headers.get("content-type") ?? "";
+      const text = await request.text();
+      if (Buffer.byteLength(text) > maxBodyBytes) return jsonResponse(413, domainErrorBody("payload_too_large"));
+      if (text.trim() === "") body = undefined;
+      else if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
+        return jsonResponse(415, domainErrorBody("unsupported_media_type"));
+      } else {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          return jsonResponse(422, validationBody({ body: ["The body is not valid JSON."] }));
+        }
+      }
+    }
+    const innerUrl = `${url.origin}${path}${url.search}`;
+    // trpc-to-openapi reads `url` and `body` from the request; everything else comes from the original.
+    const proxy = new Proxy(request, {
+      get(target, property) {
+        if (property === "url") return innerUrl;
+        if (property === "body") return body;
+        if (property === "headers" && takesBody) return jsonHeaders(target.headers);
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const state: RequestState = { context, error: undefined };
+    states.set(proxy, state);
+    const response = await new Promise<Response>((resolve) => {
+      let statusCode = 200;
+      const headers = new Headers();
+      const res = {
+        setHeader(name: string, value: string | string[]) {
+          if (typeof value === "string") headers.set(name, value);
+          else for (const item of value) headers.append(name, item);
+        },
+        get statusCode() {
+          return statusCode;
+        },
+        set statusCode(code: number) {
+          statusCode = code;
+        },
+        end(payload?: string) {
+          const empty = statusCode === 204 || statusCode === 304;
+          resolve(new Response(empty ? null : payload, { status: statusCode, headers }));
+        },
+      };
+      void openApiHandler(proxy as never, res as never);
+    });
+    if (response.status < 400) return response;
+    const mapped = errorToResponse(state.error ?? new TRPCError({ code: "INTERNAL_SERVER_ERROR" }));
+    return jsonResponse(mapped.status, mapped.body);
+  }
+}
+
+/** The body is already parsed (or absent): let trpc-to-openapi's content-type check pass for `+json` and empty bodies. */
+function jsonHeaders(headers: Headers): Headers {
+  const copy = new Headers(headers);
+  copy.set("content-type", "application/json");
+  return copy;
+}
+
+async function callPlainRoute(route: RestRoute, input: Record<string, string>, context: Context): Promise<Response> {
+  const procedures = createCaller(context) as unknown as Record<
+    string,
+    Record<string, (input: unknown) => Promise<unknown>>
+  >;
+  const [group, name] = route.procedure.split(".") as [string, string];
+  try {
+    const procedure = procedures[group]?.[name];
+    if (!procedure) throw new Error(`No procedure ${route.procedure}`);
+    const result = await procedure(input);
+    const body = typeof result === "string" || result instanceof Uint8Array ? result : JSON.stringify(result);
+    return new Response(body as BodyInit, {
+      status: route.meta.successStatus ?? 200,
+      headers: { "Content-Type": route.meta.rest?.contentType ?? "application/octet-stream", ...context.res.headers },
+    });
+  } catch (error) {
+    const mapped = errorToResponse(error);
+    return jsonResponse(mapped.status, mapped.body);
+  }
+}
+
+function clientAddress(request: Request, info: RestRequestInfo, options: RestHandlerOptions): string {
+  if (options.trustProxy) {
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return info.clientAddress ?? "unknown";
+}

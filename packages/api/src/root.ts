@@ -1,0 +1,12 @@
+import { libraryRouter } from "./routers/library/router";
+import { productsRouter } from "./routers/products/router";
+import { createCallerFactory, router } from "./trpc";
+
+export const appRouter = router({
+  library: libraryRouter,
+  products: productsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,31 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/** Base58 (no 0, O, I, l): keys survive being read aloud or copied from a terminal. */
+const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+/** 32 base58 characters carry 187 random bits. */
+const RANDOM_LENGTH = 32;
+export const VISIBLE_PREFIX_LENGTH = 14;
+
+function randomBase58(length: number): string {
+  let out = "";
+  // Rejection sampling keeps every character uniform: 232 is the largest multiple of 58 below 256.
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 232) out += ALPHABET[byte % 58];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function generateKeySecret(brand: string): string {
+  return `${brand}_${randomBase58(RANDOM_LENGTH)}`;
+}
+
+export function hashKeySecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+export function visiblePrefix(secret: string): string {
+  return secret.slice(0, VISIBLE_PREFIX_LENGTH);
+}

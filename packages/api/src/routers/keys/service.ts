@@ -1,0 +1,134 @@
+import type { Database } from "@shelf/db";
+import { schema } from "@shelf/db";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { defaultAbilities } from "../../abilities";
+import { DomainError, fieldErrors, ValidationError } from "../../errors";
+import { type ApiKeyRecord, CreateKeyInput } from "./schemas";
+import { generateKeySecret, hashKeySecret, visiblePrefix } from "./secret";
+
+const { apiKeys, accounts, products } = schema;
+
+/** Live keys per scope: account-wide keys, and each product's keys, count separately (contract 5.10). */
+export const KEY_SLOTS_PER_SCOPE = 3;
+/** A device sign-in key dies after this long without use; each use pushes the date out. */
+export const DEVICE_KEY_IDLE_DAYS = 90;
+/** Use is recorded at most this often per key, so requests do not write to the database. */
+export const KEY_USE_WRITE_INTERVAL_MS = 60 * 60 * 1000;
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    account_id: row.accountId,
+    product_id: row.productId,
+    kind: row.kind,
+    name: row.name,
+    prefix: row.prefix,
+    abilities: row.abilities,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+function liveKeyCondition(now: Date) {
+  return and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)));
+}
+
+/**
+ * Creates a key and returns its plain value, the only time it exists outside the caller's hands.
+ * The scope's slot count is checked under a transaction-scoped advisory lock on (account, scope), so parallel
+ * creations on any number of instances serialize and a fourth live key can never appear.
+ * A device sign-in key takes the slot of its client's least recently used key when the scope is full.
+ */
+export async function createApiKey(
+  db: Database,
+  rawInput: CreateKeyInput,
+  brand: string,
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const parsed = CreateKeyInput.safeParse(rawInput);
+  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
+  const input = parsed.data;
+  const now = new Date();
+  if (input.expiresAt && input.expiresAt <= now) throw new ValidationError({ expiresAt: ["must be in the future"] });
+  const abilities = input.abilities ?? [...defaultAbilities[input.kind]];
+  const expiresAt =
+    input.kind === "device" ? new Date(now.getTime() + DEVICE_KEY_IDLE_DAYS * 86_400_000) : (input.expiresAt ?? null);
+
+  const secret = generateKeySecret(brand);
+  const row = await db.transaction(async (tx) => {
+    const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId));
+    if (!account) throw new DomainError("not_found", "Account not found.");
+    if (input.productId != null) {
+      const [product] = await tx.select({ id: products.id }).from(products).where(eq(products.id, input.productId));
+      if (!product) throw new DomainError("not_found", "Product not found.");
+    }
+    await tx.execute(sql`select pg_advisory_xact_lock(${input.accountId}, ${input.productId ?? 0})`);
+    const scope = input.productId == null ? isNull(apiKeys.productId) : eq(apiKeys.productId, input.productId);
+    const live = await tx
+      .select({
+        id: apiKeys.id,
+        kind: apiKeys.kind,
+        client: apiKeys.client,
+        usedAt: sql<Date>`coalesce(${apiKeys.lastUsedAt}, ${apiKeys.createdAt})`,
+      })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, input.accountId), scope, liveKeyCondition(now)))
+      .orderBy(sql`coalesce(${apiKeys.lastUsedAt}, ${apiKeys.createdAt})`, apiKeys.id);
+    if (live.length >= KEY_SLOTS_PER_SCOPE) {
+      const replaceable =
+        input.kind === "device"
+          ? live.find((key) => key.kind === "device" && key.client === (input.client ?? null))
+          : undefined;
+      if (!replaceable) {
+        throw new DomainError(
+          "api_key_limit_reached",
+          `At most ${KEY_SLOTS_PER_SCOPE} live keys per scope: revoke one before creating another.`,
+        );
+      }
+      await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, replaceable.id));
+    }
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({
+        accountId: input.accountId,
+        productId: input.productId ?? null,
+        kind: input.kind,
+        name: input.name ?? null,
+        client: input.client ?? null,
+        prefix: visiblePrefix(secret),
+        hash: hashKeySecret(secret),
+        abilities,
+        expiresAt,
+        createdAt: now,
+      })
+      .returning();
+    return created as ApiKeyRow;
+  });
+  return { key: secret, record: toApiKeyRecord(row) };
+}
+
+/** Revokes a key of the account; revoking twice keeps the first revocation time. */
+export async function revokeApiKey(db: Database, accountId: number, keyId: number): Promise<ApiKeyRecord> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .returning();
+  if (!row) throw new DomainError("not_found", "API key not found.");
+  return toApiKeyRecord(row);
+}
+
+/** Operator revocation by key id alone (the admin CLI), still a single-row update. */
+export async function revokeApiKeyById(db: Database, keyId: number): Promise<ApiKeyRecord> {
+  const [row] = await db.select({ accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, keyId));
+  if (!row) throw new DomainError("not_found", "API key not found.");
+  return revokeApiKey(db, row.accountId, keyId);
+}
+
+export async function listApiKeys(db: Database, accountId: number): Promise<ApiKeyRecord[]> {
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.id);
+  return rows.map(toApiKeyRecord);
+}

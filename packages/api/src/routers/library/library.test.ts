@@ -1,0 +1,179 @@
+import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callerFor,
+  createAccountWithKey,
+  createApiClient,
+  createKey,
+  createProduct,
+  createRelease,
+  grantEntitlement,
+} from "../../testing";
+import { LibraryApiData } from "./schemas";
+
+let testDb: TestDatabase;
+let request: ReturnType<typeof createApiClient>;
+let statements = 0;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase({ onQuery: () => statements++ });
+  request = createApiClient(testDb.db);
+});
+afterAll(() => testDb.drop());
+
+const sha = "a".repeat(64);
+
+describe("GET /api/library", () => {
+  it("lists entitled products in the contract's shape, with setup data, release bundle and MCP server", async () => {
+    const { db } = testDb;
+    const { account, key } = await createAccountWithKey(db);
+    const app = await createProduct(db, {
+      name: "Alpha App",
+      kind: "app",
+      manual: {
+        summary: "How",
+        requirements: [],
+        install_steps: ["Download", "Open", "Sign in"],
+        verification_steps: [],
+        troubleshooting: [],
+      },
+      platforms: ["macos"],
+      thumbnailHtml: "<img src=a.png>",
+    });
+    const skill = await createProduct(db, { name: "Beta Skill", kind: "skill", published: false });
+    await createProduct(db, { name: "Not Owned" });
+    await grantEntitlement(db, account.id, app.id, { grantType: "purchase" });
+    await grantEntitlement(db, account.id, skill.id, { grantType: "grant" });
+    await createRelease(db, app.id, {
+      version: "1.0.0",
+      artifactSha256: sha,
+      artifactSize: 1234,
+      releasedAt: new Date("2026-01-01T00:00:00Z"),
+    });
+    await createRelease(db, app.id, {
+      version: "1.1.0",
+      artifactSha256: sha,
+      artifactSize: 2345,
+      releasedAt: new Date("2026-02-01T00:00:00Z"),
+    });
+    await createRelease(db, app.id, {
+      version: "2.0.0-beta.1",
+      channel: "beta",
+      releasedAt: new Date("2026-03-01T00:00:00Z"),
+    });
+    await db.insert(schema.productSetupOutputs).values({ productId: app.id, title: "Report", prompt: "Make a report" });
+    await db
+      .insert(schema.productInstallAssets)
+      .values({ productId: app.id, platform: "macos", label: "Installer", path: "mac/Alpha App.dmg" });
+    const [server] = await db
+      .insert(schema.mcpServers)
+      .values({ accountId: account.id, productId: app.id, name: "alpha" })
+      .returning();
+    await db.insert(schema.mcpTools).values({ mcpServerId: server!.id, productId: app.id, name: "search" });
+    await db
+      .insert(schema.setupProgress)
+      .values({ accountId: account.id, productId: app.id, completedStepIndexes: [0, 2] });
+
+    const response = await request("/api/library", { key });
+    expect(response.status).toBe(200);
+    expect(LibraryApiData.strict().parse(response.body)).toBeTruthy();
+    const items = response.body.items;
+    expect(items.map((item: { product: { name: string } }) => item.product.name)).toEqual(["Alpha App", "Beta Skill"]);
+    const [alpha, beta] = items;
+    expect(alpha.access_source).toBe("purchase");
+    expect(alpha.thumbnail_html).toBe("<img src=a.png>");
+    expect(alpha.product.type_label).toBe("App");
+    expect(alpha.product.delivery.strategy).toBe("manual");
+    expect(alpha.product.outputs).toEqual([
+      expect.objectContaining({ title: "Report", prompt: "Make a report", action_url: null }),
+    ]);
+    expect(alpha.product.install_assets).toEqual([
+      {
+        platform: "macos",
+        label: "Installer",
+        path: "mac/Alpha App.dmg",
+        download_url: `http://shelf.test/api/products/${app.id}/content-assets/mac/Alpha%20App.dmg`,
+      },
+    ]);
+    expect(alpha.setup_progress).toEqual({
+      completed_step_indexes: [0, 2],
+      completed_count: 2,
+      total_count: 3,
+      progress_percent: 66,
+      completed: false,
+      completed_at: null,
+    });
+    expect(alpha.mcp_server).toMatchObject({
+      user_id: account.id,
+      product_id: app.id,
+      name: "alpha",
+      product_name: "Alpha App",
+    });
+    expect(alpha.mcp_server.tools).toEqual([
+      expect.objectContaining({ name: "search", enabled: true, mcp_server_id: server!.id }),
+    ]);
+    expect(alpha.bundle).toEqual({
+      available: true,
+      sha256: sha,
+      size: 2345,
+      download_url: `http://shelf.test/api/products/${app.id}/bundle`,
+    });
+    expect(beta.access_source).toBe("grant");
+    expect(beta.bundle).toBeNull();
+    expect(beta.mcp_server).toBeNull();
+    expect(beta.setup_progress.total_count).toBe(0);
+  });
+
+  it("leaves out revoked and expired entitlements and marks a bundle past the update window unavailable", async () => {
+    const { db } = testDb;
+    const { account, key } = await createAccountWithKey(db);
+    const revoked = await createProduct(db);
+    const expired = await createProduct(db);
+    const windowed = await createProduct(db, { name: "Windowed" });
+    await grantEntitlement(db, account.id, revoked.id, { revokedAt: new Date() });
+    await grantEntitlement(db, account.id, expired.id, { accessExpiresAt: new Date(Date.now() - 1000) });
+    await grantEntitlement(db, account.id, windowed.id, { updatesSupportedUntil: new Date("2026-01-15T00:00:00Z") });
+    await createRelease(db, windowed.id, {
+      version: "3.0.0",
+      artifactSha256: sha,
+      artifactSize: 10,
+      releasedAt: new Date("2026-02-01T00:00:00Z"),
+    });
+
+    const response = await request("/api/library", { key });
+    expect(response.body.items).toHaveLength(1);
+    expect(response.body.items[0].bundle).toEqual({ available: false, sha256: sha, size: 10, download_url: null });
+  });
+
+  it("shows a product-scoped key only its product", async () => {
+    const { db } = testDb;
+    const { account } = await createAccountWithKey(db);
+    const first = await createProduct(db);
+    const second = await createProduct(db);
+    await grantEntitlement(db, account.id, first.id);
+    await grantEntitlement(db, account.id, second.id);
+    const scoped = await createKey(db, account.id, { productId: second.id });
+    const response = await request("/api/library", { key: scoped.key });
+    expect(response.body.items.map((item: { product: { id: number } }) => item.product.id)).toEqual([second.id]);
+  });
+
+  it("answers with one SQL statement however many products the account holds", async () => {
+    const { db } = testDb;
+    const counts: number[] = [];
+    for (const size of [1, 25]) {
+      const { account, key } = await createAccountWithKey(db);
+      for (let i = 0; i < size; i++) {
+        const product = await createProduct(db);
+        await grantEntitlement(db, account.id, product.id);
+        await createRelease(db, product.id, { artifactSha256: sha, artifactSize: 1 });
+      }
+      const caller = await callerFor(db, key);
+      const before = statements;
+      const library = await caller.library.get({});
+      counts.push(statements - before);
+      expect(library.items).toHaveLength(size);
+    }
+    expect(counts).toEqual([1, 1]);
+  });
+});

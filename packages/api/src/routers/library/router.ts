@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { accountProcedure, router } from "../../trpc";
+import { LibraryApiData } from "./schemas";
+import { getLibrary } from "./service";
+
+export const libraryRouter = router({
+  get: accountProcedure
+    .meta({
+      ability: "products.read",
+      openapi: {
+        method: "GET",
+        path: "/library",
+        tags: ["library"],
+        summary: "The account's usable products, ready to set up",
+        description: "A product-scoped key sees only its product.",
+      },
+    })
+    .input(z.object({}))
+    .output(LibraryApiData)
+    .query(({ ctx }) => getLibrary(ctx.db, ctx.caller, ctx.baseUrl)),
+});

@@ -1,0 +1,105 @@
+import type { schema } from "@shelf/db";
+import type { ProductApiData, ProductDeliveryData } from "./schemas";
+
+type Category = typeof schema.categories.$inferSelect;
+type Tag = typeof schema.tags.$inferSelect;
+type Product = typeof schema.products.$inferSelect;
+
+export type ProductWithTaxonomy = Product & {
+  primaryCategory: Category | null;
+  categories: { category: Category }[];
+  tags: { tag: Tag }[];
+};
+
+export function toCategoryData(category: Category) {
+  return {
+    id: category.id,
+    parent_id: category.parentId,
+    name: category.name,
+    active: category.active,
+    visibility: category.visibility,
+  };
+}
+
+export function toProductApiData(product: ProductWithTaxonomy, entitled: boolean): ProductApiData {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    list_price_cents: product.listPriceCents,
+    unit_price_cents: product.unitPriceCents,
+    currency: product.currency,
+    active: product.published,
+    entitled,
+    primary_category: product.primaryCategory ? toCategoryData(product.primaryCategory) : null,
+    categories: product.categories.map(({ category }) => toCategoryData(category)),
+    tags: product.tags.map(({ tag }) => ({ id: tag.id, name: tag.name, type: tag.type, active: tag.active })),
+    content_locale: product.contentLocale,
+  };
+}
+
+const emptyPayload: ProductDeliveryData["payload"] = {
+  artifact: null,
+  root: null,
+  skill_manifest: null,
+  vsix_path: null,
+  extension_id: null,
+  app_path: null,
+  bundle_id: null,
+  binary_path: null,
+  executable_name: null,
+};
+
+/** A product without a delivery recipe is installed by hand, following its manual. */
+export function toDeliveryData(delivery: Product["delivery"]): ProductDeliveryData {
+  if (!delivery) {
+    return {
+      schema_version: 1,
+      strategy: "manual",
+      payload: emptyPayload,
+      targets: [],
+      dependencies: [],
+      launch: { kind: "none" },
+      requires_confirmation: false,
+      compatibility: true,
+    };
+  }
+  return { ...delivery, payload: { ...emptyPayload, ...delivery.payload } };
+}
+
+const typeLabels: Record<string, string> = {
+  app: "App",
+  skill: "Agent skill",
+  extension: "Extension",
+  tool: "Command-line tool",
+  template: "Template",
+  course: "Course",
+};
+
+export function typeLabel(kind: string): string {
+  return typeLabels[kind] ?? kind.charAt(0).toUpperCase() + kind.slice(1);
+}
+
+/** Steps of the setup checklist: the manual's install steps. */
+export function setupStepCount(product: Pick<Product, "manual">): number {
+  return product.manual?.install_steps.length ?? 0;
+}
+
+export function toSetupProgressData(
+  totalCount: number,
+  row: { completedStepIndexes: number[]; completedAt: Date | null } | undefined,
+) {
+  const completed_step_indexes = (row?.completedStepIndexes ?? [])
+    .filter((index) => index < totalCount)
+    .sort((a, b) => a - b);
+  const completed_count = completed_step_indexes.length;
+  const completed = totalCount > 0 && completed_count >= totalCount;
+  return {
+    completed_step_indexes,
+    completed_count,
+    total_count: totalCount,
+    progress_percent: totalCount === 0 ? 0 : Math.floor((completed_count * 100) / totalCount),
+    completed,
+    completed_at: completed ? (row?.completedAt?.toISOString() ?? null) : null,
+  };
+}

@@ -1,0 +1,143 @@
+import { z } from "zod";
+import { IdParam } from "../../trpc";
+
+const DateTime = z.iso.datetime({ offset: true });
+
+export const ProductCategoryData = z
+  .object({
+    id: z.number().int(),
+    parent_id: z.number().int().nullable(),
+    name: z.string(),
+    active: z.boolean(),
+    visibility: z.string(),
+  })
+  .meta({ id: "ProductCategoryData" });
+
+export const ProductTagData = z
+  .object({ id: z.number().int(), name: z.string(), type: z.string().nullable(), active: z.boolean() })
+  .meta({ id: "ProductTagData" });
+
+export const ProductApiData = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    list_price_cents: z.number().int().nullable(),
+    unit_price_cents: z.number().int(),
+    currency: z.string(),
+    active: z.boolean(),
+    entitled: z.boolean(),
+    primary_category: ProductCategoryData.nullable(),
+    categories: z.array(ProductCategoryData),
+    tags: z.array(ProductTagData),
+    content_locale: z.string().nullable(),
+  })
+  .meta({ id: "ProductApiData" });
+export type ProductApiData = z.infer<typeof ProductApiData>;
+
+export const ProductDeliveryData = z
+  .object({
+    schema_version: z.number().int(),
+    strategy: z.enum(["agent-skill", "vscode-vsix", "macos-app", "binary", "managed-directory", "manual"]),
+    payload: z.object({
+      artifact: z.string().nullable(),
+      root: z.string().nullable(),
+      skill_manifest: z.string().nullable(),
+      vsix_path: z.string().nullable(),
+      extension_id: z.string().nullable(),
+      app_path: z.string().nullable(),
+      bundle_id: z.string().nullable(),
+      binary_path: z.string().nullable(),
+      executable_name: z.string().nullable(),
+    }),
+    targets: z.array(z.enum(["codex", "claude-code", "vscode", "macos"])),
+    dependencies: z.array(
+      z.object({
+        kind: z.enum(["executable", "macos-version", "architecture", "host-application"]),
+        name: z.string().nullable(),
+        version_constraint: z.string().nullable(),
+        architectures: z.array(z.string()),
+        bundle_id: z.string().nullable(),
+      }),
+    ),
+    launch: z.object({ kind: z.enum(["open-app", "reveal-managed-root", "open-vscode", "none"]) }),
+    requires_confirmation: z.boolean(),
+    compatibility: z.boolean(),
+  })
+  .meta({ id: "ProductDeliveryData" });
+export type ProductDeliveryData = z.infer<typeof ProductDeliveryData>;
+
+export const ProductManualData = z
+  .object({
+    summary: z.string().nullable(),
+    requirements: z.array(z.string()),
+    install_steps: z.array(z.string()),
+    verification_steps: z.array(z.string()),
+    troubleshooting: z.array(z.string()),
+  })
+  .meta({ id: "ProductManualData" });
+
+export const ProductDetailApiData = z
+  .object({
+    product: ProductApiData,
+    delivery: ProductDeliveryData,
+    detail_html: z.string().nullable(),
+    manual: ProductManualData.nullable(),
+    runtime: z.string().nullable(),
+    platforms: z.array(z.string()),
+    hero_path: z.string().nullable(),
+    hero_alt: z.string().nullable(),
+    gallery: z.array(z.unknown()),
+    videos: z.array(z.record(z.string(), z.unknown())),
+    usage_path: z.string().nullable(),
+    architecture_path: z.string().nullable(),
+    ai_prompt_path: z.string().nullable(),
+  })
+  .meta({ id: "ProductDetailApiData" });
+
+export const ProductReleaseData = z
+  .object({
+    id: z.number().int(),
+    product_id: z.number().int(),
+    version: z.string(),
+    notes_ko: z.string().nullable(),
+    notes_en: z.string().nullable(),
+    notes: z.string().nullable(),
+    released_at: DateTime,
+  })
+  .meta({ id: "ProductReleaseData" });
+
+export const ProductUpdateApiData = z
+  .object({
+    product_id: z.number().int(),
+    current_version: z.string(),
+    released_at: DateTime.nullable(),
+    changelog: z.string().nullable(),
+    source_ref: z.string().nullable(),
+    artifact_sha256: z.string().nullable(),
+    artifact_size: z.number().int().nullable(),
+    update_available: z.boolean(),
+    download_allowed: z.boolean(),
+    download_url: z.string(),
+  })
+  .meta({ id: "ProductUpdateApiData" });
+
+export const productSorts = ["name", "-name", "newest", "oldest", "price", "-price"] as const;
+
+export const ListProductsInput = z.object({
+  category_id: IdParam.optional(),
+  tag_id: IdParam.optional(),
+  q: z.string().trim().max(200).optional(),
+  platform: z.string().trim().min(1).max(50).optional(),
+  sort: z.enum(productSorts).optional(),
+});
+export type ListProductsInput = z.infer<typeof ListProductsInput>;
+
+/** Versions like 1, 1.2, 1.2.3, v1.2.3-beta.1 or 1.2.3+45. */
+export const ClientVersion = z
+  .string()
+  .trim()
+  .max(64)
+  .regex(/^v?\d+(\.\d+){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/, "must be a version like 1.2.3");
+
+export const UpdatesInput = z.object({ version: ClientVersion.optional() });

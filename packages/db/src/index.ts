@@ -1,0 +1,2 @@
+export { createDb, type Database, type DbHandle } from "./client";
+export * as schema from "./schema";

@@ -1,0 +1,165 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+export type DeliveryStrategy = "agent-skill" | "vscode-vsix" | "macos-app" | "binary" | "managed-directory" | "manual";
+export type DeliveryTarget = "codex" | "claude-code" | "vscode" | "macos";
+export type DeliveryPayload = {
+  artifact: string | null;
+  root: string | null;
+  skill_manifest: string | null;
+  vsix_path: string | null;
+  extension_id: string | null;
+  app_path: string | null;
+  bundle_id: string | null;
+  binary_path: string | null;
+  executable_name: string | null;
+};
+export type DeliveryDependency = {
+  kind: "executable" | "macos-version" | "architecture" | "host-application";
+  name: string | null;
+  version_constraint: string | null;
+  architectures: string[];
+  bundle_id: string | null;
+};
+export type Delivery = {
+  schema_version: number;
+  strategy: DeliveryStrategy;
+  payload: DeliveryPayload;
+  targets: DeliveryTarget[];
+  dependencies: DeliveryDependency[];
+  launch: { kind: "open-app" | "reveal-managed-root" | "open-vscode" | "none" };
+  requires_confirmation: boolean;
+  compatibility: boolean;
+};
+export type Manual = {
+  summary: string | null;
+  requirements: string[];
+  install_steps: string[];
+  verification_steps: string[];
+  troubleshooting: string[];
+};
+
+export const categories = pgTable("categories", {
+  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  parentId: integer().references((): never => categories.id as never, { onDelete: "set null" }),
+  name: text().notNull(),
+  active: boolean().notNull().default(true),
+  visibility: text().notNull().default("public"),
+});
+
+export const tags = pgTable("tags", {
+  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  name: text().notNull(),
+  type: text(),
+  active: boolean().notNull().default(true),
+});
+
+export const products = pgTable(
+  "products",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    slug: text(),
+    name: text().notNull(),
+    kind: text().notNull().default("app"),
+    description: text(),
+    listPriceCents: integer(),
+    unitPriceCents: integer().notNull().default(0),
+    currency: text().notNull().default("USD"),
+    published: boolean().notNull().default(true),
+    primaryCategoryId: integer().references(() => categories.id, { onDelete: "set null" }),
+    contentLocale: text(),
+    delivery: jsonb().$type<Delivery>(),
+    manual: jsonb().$type<Manual>(),
+    runtime: text(),
+    platforms: text().array().notNull().default(sql`'{}'::text[]`),
+    thumbnailHtml: text(),
+    detailHtml: text(),
+    contentCss: text(),
+    heroPath: text(),
+    heroAlt: text(),
+    gallery: jsonb().$type<unknown[]>().notNull().default([]),
+    videos: jsonb().$type<Record<string, unknown>[]>().notNull().default([]),
+    usagePath: text(),
+    architecturePath: text(),
+    aiPromptPath: text(),
+    deviceLimit: integer(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("products_slug_key").on(t.slug),
+    check("products_prices_non_negative", sql`${t.unitPriceCents} >= 0 AND coalesce(${t.listPriceCents}, 0) >= 0`),
+    check("products_device_limit_positive", sql`${t.deviceLimit} IS NULL OR ${t.deviceLimit} > 0`),
+  ],
+);
+
+export const productCategories = pgTable(
+  "product_categories",
+  {
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    categoryId: integer()
+      .notNull()
+      .references(() => categories.id, { onDelete: "cascade" }),
+    position: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.categoryId] }), index().on(t.categoryId)],
+);
+
+export const productTags = pgTable(
+  "product_tags",
+  {
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    tagId: integer()
+      .notNull()
+      .references(() => tags.id, { onDelete: "cascade" }),
+    position: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.tagId] }), index().on(t.tagId)],
+);
+
+export const productSetupOutputs = pgTable(
+  "product_setup_outputs",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    position: integer().notNull().default(0),
+    title: text().notNull(),
+    categoryLabel: text(),
+    summary: text(),
+    prompt: text().notNull(),
+    usageGuide: text(),
+    actionUrl: text(),
+  },
+  (t) => [index().on(t.productId, t.position)],
+);
+
+export const productInstallAssets = pgTable(
+  "product_install_assets",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    position: integer().notNull().default(0),
+    platform: text().notNull(),
+    label: text().notNull(),
+    path: text().notNull(),
+  },
+  (t) => [index().on(t.productId, t.position)],
+);

@@ -1,0 +1,60 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { products } from "./catalog";
+
+export const bundles = pgTable(
+  "bundles",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    slug: text().notNull(),
+    name: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("bundles_slug_key").on(t.slug)],
+);
+
+export const bundleProducts = pgTable(
+  "bundle_products",
+  {
+    bundleId: integer()
+      .notNull()
+      .references(() => bundles.id, { onDelete: "cascade" }),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.bundleId, t.productId] }), index().on(t.productId)],
+);
+
+/** How an entitlement came to be; `access_source` in the library is this value. */
+export const grantTypes = ["purchase", "grant", "bundle", "subscription", "trial"] as const;
+export type GrantType = (typeof grantTypes)[number];
+
+export const entitlements = pgTable(
+  "entitlements",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    sourceProductId: integer().references(() => products.id, { onDelete: "set null" }),
+    bundleId: integer().references(() => bundles.id, { onDelete: "set null" }),
+    orderId: integer(),
+    orderItemId: integer(),
+    grantType: text().$type<GrantType>().notNull().default("grant"),
+    sourceQuantity: integer().notNull().default(1),
+    accessExpiresAt: timestamp({ withTimezone: true }),
+    updatesSupportedUntil: timestamp({ withTimezone: true }),
+    grantedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    index().on(t.accountId, t.productId),
+    index().on(t.productId),
+    check("entitlements_grant_type", sql`${t.grantType} IN ('purchase', 'grant', 'bundle', 'subscription', 'trial')`),
+  ],
+);

@@ -1,0 +1,38 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { products } from "./catalog";
+
+export const apiKeyKinds = ["created", "device"] as const;
+export type ApiKeyKind = (typeof apiKeyKinds)[number];
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    productId: integer().references(() => products.id, { onDelete: "cascade" }),
+    kind: text().$type<ApiKeyKind>().notNull().default("created"),
+    name: text(),
+    /** Which client a device sign-in key belongs to (the CLI, a desktop app): the unit of least-recently-used replacement. */
+    client: text(),
+    /** The first 14 characters of the plain key, shown in key lists. */
+    prefix: text().notNull(),
+    /** SHA-256 of the plain key, lowercase hex. The plain key is never stored. */
+    hash: text().notNull(),
+    abilities: text().array().notNull(),
+    expiresAt: timestamp({ withTimezone: true }),
+    lastUsedAt: timestamp({ withTimezone: true }),
+    revokedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("api_keys_hash_key").on(t.hash),
+    index().on(t.accountId, t.productId),
+    check("api_keys_kind", sql`${t.kind} IN ('created', 'device')`),
+    check("api_keys_hash_hex", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
+    check("api_keys_prefix_length", sql`char_length(${t.prefix}) = 14`),
+  ],
+);

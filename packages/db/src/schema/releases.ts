@@ -1,0 +1,34 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { products } from "./catalog";
+
+export const releaseChannels = ["stable", "beta", "alpha", "dev"] as const;
+export type ReleaseChannel = (typeof releaseChannels)[number];
+export const releaseChannel = pgEnum("release_channel", releaseChannels);
+
+export const releases = pgTable(
+  "releases",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    version: text().notNull(),
+    build: text(),
+    channel: releaseChannel().notNull().default("stable"),
+    notes: text(),
+    notesKo: text(),
+    notesEn: text(),
+    sourceRef: text(),
+    artifactFilename: text(),
+    artifactFormat: text(),
+    artifactSha256: text(),
+    artifactSize: bigint({ mode: "number" }),
+    releasedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("releases_product_channel_version_key").on(t.productId, t.channel, t.version),
+    index().on(t.productId, t.releasedAt),
+    check("releases_sha256_hex", sql`${t.artifactSha256} IS NULL OR ${t.artifactSha256} ~ '^[0-9a-f]{64}$'`),
+  ],
+);

@@ -1,0 +1,36 @@
+import { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
+import { readDbEnv } from "./env";
+import { runMigrations } from "./migrate";
+
+export { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
+export { readDbEnv } from "./env";
+export { migrationsFolder, runMigrations } from "./migrate";
+
+export type ResolvedDatabase = {
+  url: string;
+  /** Set when the URL points at the embedded server (started here or joined). */
+  embedded: EmbeddedServer | null;
+  stop: () => Promise<void>;
+};
+
+/**
+ * The one way every process finds its database: `DATABASE_URL` when set, else the embedded PostgreSQL on
+ * `SHELF_DATA_DIR` (started, or joined when another process runs it). Migrations are applied either way.
+ */
+export async function resolveDatabase(
+  options: { migrate?: boolean; log?: (line: string) => void } = {},
+): Promise<ResolvedDatabase> {
+  const env = readDbEnv();
+  let url = env.DATABASE_URL;
+  let embedded: EmbeddedServer | null = null;
+  if (!url) {
+    embedded = await startEmbeddedPostgres({
+      dataDir: env.SHELF_DATA_DIR,
+      port: env.SHELF_EMBEDDED_PG_PORT,
+      log: options.log,
+    });
+    url = embedded.url;
+  }
+  if (options.migrate ?? true) await runMigrations(url);
+  return { url, embedded, stop: async () => embedded?.stop() };
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { inject } from "vitest";
+import { type CreateDbOptions, createDb, type DbHandle } from "../client";
+import "./provided";
+import { databaseUrl } from "./urls";
+
+export { databaseUrl } from "./urls";
+
+export type TestDatabase = DbHandle & { url: string; name: string; drop: () => Promise<void> };
+
+/**
+ * A database of this test file's own, copied from the migrated template (tens of milliseconds), so tests never
+ * share mutable state. Drop it in afterAll.
+ */
+export async function createTestDatabase(options: CreateDbOptions = {}): Promise<TestDatabase> {
+  const serverUrl = inject("dbServerUrl");
+  const name = `${inject("dbRunPrefix")}_${randomBytes(5).toString("hex")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.unsafe(`create database ${name} template ${inject("dbTemplate")}`);
+        break;
+      } catch (error) {
+        // Two files copying the template at the same instant: PostgreSQL refuses the second; try again.
+        if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+      }
+    }
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = databaseUrl(serverUrl, name);
+  const handle = createDb(url, options);
+  return {
+    ...handle,
+    url,
+    name,
+    drop: async () => {
+      await handle.close();
+      const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });
+      await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      await dropper.end({ timeout: 5 });
+    },
+  };
+}

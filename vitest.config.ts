@@ -1,0 +1,25 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    globalSetup: ["packages/db/src/testing/global-setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "packages", include: ["packages/**/*.test.ts", "apps/admin/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "web",
+          include: ["apps/web/test/**/*.test.ts"],
+          globalSetup: ["apps/web/test/global-setup.ts"],
+          // One production server is shared by these files; run them one after another.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
