@@ -12,6 +12,8 @@ export type RateLimitDecision = {
 export type RateLimiter = {
   readonly limit: number;
   consume: (key: string) => Promise<RateLimitDecision>;
+  /** Resolves once the shared store is connected (at once for the in-memory limiter); false after a timeout. */
+  ready: (timeoutMs?: number) => Promise<boolean>;
   close: () => Promise<void>;
 };
 
@@ -69,6 +71,17 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
           retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
         };
       }
+    },
+    async ready(timeoutMs = 5000) {
+      const client = redis;
+      if (!client || client.status === "ready") return true;
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        client.once("ready", () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
     },
     async close() {
       if (redis) await redis.quit().catch(() => redis?.disconnect());

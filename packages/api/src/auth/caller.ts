@@ -31,16 +31,8 @@ export function bearerToken(authorization: string | null | undefined): string | 
   return match?.[1] ?? null;
 }
 
-/**
- * Looks a key up by its SHA-256 hash. Revoked and expired keys are invalid from the very next request on:
- * nothing is cached between requests. Use is written at most once an hour per key (device keys push their
- * idle expiry out by 90 days on that write), so ordinary requests only read.
- */
-export async function resolveCredential(db: Database, authorization: string | null | undefined): Promise<Credential> {
-  const token = bearerToken(authorization);
-  if (token === undefined) return { status: "none" };
-  if (token === null || token.length > 200) return { status: "invalid" };
-  const [key] = await db
+function buildKeyLookup(db: Database) {
+  return db
     .select({
       id: apiKeys.id,
       accountId: apiKeys.accountId,
@@ -52,7 +44,31 @@ export async function resolveCredential(db: Database, authorization: string | nu
       lastUsedAt: apiKeys.lastUsedAt,
     })
     .from(apiKeys)
-    .where(eq(apiKeys.hash, hashKeySecret(token)));
+    .where(eq(apiKeys.hash, sql.placeholder("hash")))
+    .prepare("shelf_api_key_by_hash");
+}
+
+/** The key lookup runs on every request: its SQL is built once per database handle and prepared on the server. */
+const keyLookups = new WeakMap<Database, ReturnType<typeof buildKeyLookup>>();
+function keyLookup(db: Database) {
+  let lookup = keyLookups.get(db);
+  if (!lookup) {
+    lookup = buildKeyLookup(db);
+    keyLookups.set(db, lookup);
+  }
+  return lookup;
+}
+
+/**
+ * Looks a key up by its SHA-256 hash. Revoked and expired keys are invalid from the very next request on:
+ * nothing is cached between requests. Use is written at most once an hour per key (device keys push their
+ * idle expiry out by 90 days on that write), so ordinary requests only read.
+ */
+export async function resolveCredential(db: Database, authorization: string | null | undefined): Promise<Credential> {
+  const token = bearerToken(authorization);
+  if (token === undefined) return { status: "none" };
+  if (token === null || token.length > 200) return { status: "invalid" };
+  const [key] = await keyLookup(db).execute({ hash: hashKeySecret(token) });
   const now = Date.now();
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now)) return { status: "invalid" };
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() >= KEY_USE_WRITE_INTERVAL_MS) {

@@ -85,7 +85,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
 
     const context = createContext({ db: options.db, credential, baseUrl: options.baseUrl });
-    const matched = matchRoute(request.method, path);
+    // HEAD is GET without the body.
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const matched = matchRoute(method, path);
     let response: Response;
     if (!matched) {
       const allowed = allowedMethods(path);
@@ -100,15 +102,22 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         context,
       );
     } else {
-      response = await callJsonRoute(request, url, path, context);
+      response = await callJsonRoute(request, method, url, path, context);
     }
+    if (request.method === "HEAD") response = new Response(null, { status: response.status, headers: response.headers });
     for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
     return response;
   };
 
-  async function callJsonRoute(request: Request, url: URL, path: string, context: Context): Promise<Response> {
+  async function callJsonRoute(
+    request: Request,
+    method: string,
+    url: URL,
+    path: string,
+    context: Context,
+  ): Promise<Response> {
     let body: unknown;
-    const takesBody = request.method !== "GET" && request.method !== "HEAD";
+    const takesBody = method !== "GET";
     if (takesBody && request.body !== null) {
       const contentType = request.headers.get("content-type") ?? "";
       const text = await request.text();
@@ -129,6 +138,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const proxy = new Proxy(request, {
       get(target, property) {
         if (property === "url") return innerUrl;
+        if (property === "method") return method;
         if (property === "body") return body;
         if (property === "headers" && takesBody) return jsonHeaders(target.headers);
         const value = Reflect.get(target, property, target);

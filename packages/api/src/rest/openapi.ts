@@ -106,6 +106,8 @@ function buildDocument(baseUrl: string): OpenApiDocument {
       ...documentedErrors(route, hasInput),
     };
     operation.security = route.meta.ability === "public" ? [] : [{ account_api_key: [] }];
+    operation["x-ability"] = route.meta.ability ?? null;
+    operation["x-product-access"] = route.meta.product ?? null;
   }
 
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;

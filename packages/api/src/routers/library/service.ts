@@ -1,127 +1,133 @@
 import type { Database } from "@shelf/db";
-import { schema } from "@shelf/db";
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { Delivery, Manual } from "@shelf/db/schema";
+import { sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
-import { ACTIVE_ENTITLEMENT_E, BEST_ENTITLEMENT_FIRST_E, entitledSql } from "../products/access";
+import { ACTIVE_ENTITLEMENT_E, BEST_ENTITLEMENT_FIRST_E } from "../products/access";
 import { setupStepCount, toDeliveryData, toSetupProgressData, typeLabel } from "../products/format";
 import { bundleDownloadUrl, withinUpdateWindow } from "../products/service";
 import type { LibraryApiData } from "./schemas";
 
-const { releases, mcpServers, setupProgress, productSetupOutputs, productInstallAssets } = schema;
+
+type LibraryRow = {
+  id: number;
+  name: string;
+  kind: string;
+  description: string | null;
+  delivery: Delivery | null;
+  manual: Manual | null;
+  runtime: string | null;
+  platforms: string[];
+  thumbnail_html: string | null;
+  hero_path: string | null;
+  hero_alt: string | null;
+  grant_type: string;
+  updates_until_ms: number | null;
+  outputs: LibraryApiData["items"][number]["product"]["outputs"];
+  assets: { platform: string; label: string; path: string }[];
+  release_sha256: string | null;
+  release_size: number | null;
+  released_at_ms: number | null;
+  mcp_server: { id: number; name: string; enabled: boolean; tools: { id: number; name: string; enabled: boolean }[] } | null;
+  completed_step_indexes: number[] | null;
+  completed_at_ms: number | null;
+};
 
 /**
- * The account's usable products with everything a client needs to set them up, in one SQL statement whatever
- * the number of products: the best live entitlement comes from correlated subqueries, the product's outputs,
- * assets, newest stable release, MCP server and setup progress from drizzle's relational query (lateral joins).
+ * The account's usable products with everything a client needs to set them up, in one SQL statement whatever the
+ * number of products. PostgreSQL picks each product's best live entitlement (DISTINCT ON) and nests outputs,
+ * assets and the MCP server as JSON already in the contract's field names, so Node only reads rows.
  */
 export async function getLibrary(db: Database, caller: Caller, baseUrl: string): Promise<LibraryApiData> {
   const { accountId } = caller;
-  const best = (expression: string, productId: unknown) =>
-    sql`(select ${sql.raw(expression)} from entitlements e where e.account_id = ${accountId} and e.product_id = ${productId} and ${ACTIVE_ENTITLEMENT_E} order by ${BEST_ENTITLEMENT_FIRST_E} limit 1)`;
-
-  const rows = await db.query.products.findMany({
-    columns: {
-      id: true,
-      name: true,
-      kind: true,
-      description: true,
-      delivery: true,
-      manual: true,
-      runtime: true,
-      platforms: true,
-      thumbnailHtml: true,
-      heroPath: true,
-      heroAlt: true,
-    },
-    extras: (p) => ({
-      accessSource: best("e.grant_type", p.id).mapWith(String).as("access_source"),
-      // Epoch milliseconds; -1 stands for "updates supported forever" so that null can mean "no entitlement".
-      updatesUntilMs: best("coalesce(extract(epoch from e.updates_supported_until) * 1000, -1)::float8", p.id)
-        .mapWith(Number)
-        .as("updates_until_ms"),
-    }),
-    where: (p) => and(entitledSql(accountId, p.id), caller.productId === null ? undefined : eq(p.id, caller.productId)),
-    orderBy: (p) => [asc(p.name), asc(p.id)],
-    with: {
-      setupOutputs: { orderBy: [asc(productSetupOutputs.position), asc(productSetupOutputs.id)] },
-      installAssets: { orderBy: [asc(productInstallAssets.position), asc(productInstallAssets.id)] },
-      releases: {
-        where: eq(releases.channel, "stable"),
-        orderBy: [desc(releases.releasedAt), desc(releases.id)],
-        limit: 1,
-      },
-      mcpServers: { where: eq(mcpServers.accountId, accountId), with: { tools: true }, limit: 1 },
-      setupProgress: { where: eq(setupProgress.accountId, accountId), limit: 1 },
-    },
-  });
+  const scope = caller.productId === null ? sql`` : sql`and e.product_id = ${caller.productId}`;
+  const rows = (await db.execute(sql`
+    with best as (
+      select distinct on (e.product_id) e.product_id, e.grant_type, e.updates_supported_until
+      from entitlements e
+      where e.account_id = ${accountId} and ${ACTIVE_ENTITLEMENT_E} ${scope}
+      order by e.product_id, ${BEST_ENTITLEMENT_FIRST_E}
+    )
+    select p.id, p.name, p.kind, p.description, p.delivery, p.manual, p.runtime, p.platforms,
+      p.thumbnail_html, p.hero_path, p.hero_alt, best.grant_type,
+      extract(epoch from best.updates_supported_until)::float8 * 1000 as updates_until_ms,
+      (select coalesce(json_agg(json_build_object('id', o.id, 'title', o.title, 'category_label', o.category_label,
+          'summary', o.summary, 'prompt', o.prompt, 'usage_guide', o.usage_guide, 'action_url', o.action_url)
+          order by o.position, o.id), '[]')
+        from product_setup_outputs o where o.product_id = p.id) as outputs,
+      (select coalesce(json_agg(json_build_object('platform', a.platform, 'label', a.label, 'path', a.path)
+          order by a.position, a.id), '[]')
+        from product_install_assets a where a.product_id = p.id) as assets,
+      r.artifact_sha256 as release_sha256, r.artifact_size as release_size,
+      extract(epoch from r.released_at)::float8 * 1000 as released_at_ms,
+      (select json_build_object('id', s.id, 'name', s.name, 'enabled', s.enabled, 'tools',
+          (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'enabled', t.enabled) order by t.id), '[]')
+            from mcp_tools t where t.mcp_server_id = s.id))
+        from mcp_servers s where s.account_id = ${accountId} and s.product_id = p.id) as mcp_server,
+      sp.completed_step_indexes, extract(epoch from sp.completed_at)::float8 * 1000 as completed_at_ms
+    from best
+    join products p on p.id = best.product_id
+    left join lateral (
+      select rel.artifact_sha256, rel.artifact_size, rel.released_at from releases rel
+      where rel.product_id = p.id and rel.channel = 'stable'
+      order by rel.released_at desc, rel.id desc limit 1
+    ) r on true
+    left join setup_progress sp on sp.account_id = ${accountId} and sp.product_id = p.id
+    order by p.name, p.id
+  `)) as unknown as LibraryRow[];
 
   return {
-    items: rows.map((product) => {
-      const release = product.releases[0];
-      const server = product.mcpServers[0];
-      const updatesUntil = product.updatesUntilMs < 0 ? null : new Date(product.updatesUntilMs);
-      const downloadable =
-        release !== undefined &&
-        release.artifactSha256 !== null &&
-        withinUpdateWindow(updatesUntil, release.releasedAt);
+    items: rows.map((row) => {
+      const releasedAt = row.released_at_ms === null ? null : new Date(row.released_at_ms);
+      const updatesUntil = row.updates_until_ms === null ? null : new Date(row.updates_until_ms);
+      const downloadable = releasedAt !== null && row.release_sha256 !== null && withinUpdateWindow(updatesUntil, releasedAt);
+      const assetBase = `${baseUrl}/api/products/${row.id}/content-assets/`;
       return {
-        access_source: product.accessSource,
-        thumbnail_html: product.thumbnailHtml,
-        hero_path: product.heroPath,
-        hero_alt: product.heroAlt,
+        access_source: row.grant_type,
+        thumbnail_html: row.thumbnail_html,
+        hero_path: row.hero_path,
+        hero_alt: row.hero_alt,
         product: {
-          id: product.id,
-          name: product.name,
-          type_label: typeLabel(product.kind),
-          description: product.description,
-          delivery: toDeliveryData(product.delivery),
-          manual: product.manual ?? null,
-          outputs: product.setupOutputs.map((output) => ({
-            id: output.id,
-            title: output.title,
-            category_label: output.categoryLabel,
-            summary: output.summary,
-            prompt: output.prompt,
-            usage_guide: output.usageGuide,
-            action_url: output.actionUrl,
+          id: row.id,
+          name: row.name,
+          type_label: typeLabel(row.kind),
+          description: row.description,
+          delivery: toDeliveryData(row.delivery),
+          manual: row.manual ?? null,
+          outputs: row.outputs,
+          install_assets: row.assets.map((asset) => ({
+            ...asset,
+            download_url: assetBase + asset.path.split("/").map(encodeURIComponent).join("/"),
           })),
-          install_assets: product.installAssets.map((asset) => ({
-            platform: asset.platform,
-            label: asset.label,
-            path: asset.path,
-            download_url: `${baseUrl}/api/products/${product.id}/content-assets/${asset.path.split("/").map(encodeURIComponent).join("/")}`,
-          })),
-          runtime: product.runtime,
-          platforms: product.platforms,
+          runtime: row.runtime,
+          platforms: row.platforms,
         },
-        setup_progress: toSetupProgressData(setupStepCount(product), product.setupProgress[0]),
-        mcp_server: server
-          ? {
-              id: server.id,
-              user_id: server.accountId,
-              product_id: server.productId,
-              name: server.name,
-              enabled: server.enabled,
-              product_name: product.name,
-              tools: server.tools
-                .sort((a, b) => a.id - b.id)
-                .map((tool) => ({
-                  id: tool.id,
-                  mcp_server_id: tool.mcpServerId,
-                  product_id: tool.productId,
-                  name: tool.name,
-                  enabled: tool.enabled,
-                })),
-            }
-          : null,
-        bundle: release
-          ? {
-              available: downloadable,
-              sha256: release.artifactSha256,
-              size: release.artifactSize,
-              download_url: downloadable ? bundleDownloadUrl(baseUrl, product.id) : null,
-            }
-          : null,
+        setup_progress: toSetupProgressData(
+          setupStepCount(row),
+          row.completed_step_indexes
+            ? {
+                completedStepIndexes: row.completed_step_indexes,
+                completedAt: row.completed_at_ms === null ? null : new Date(row.completed_at_ms),
+              }
+            : undefined,
+        ),
+        mcp_server: row.mcp_server && {
+          id: row.mcp_server.id,
+          user_id: accountId,
+          product_id: row.id,
+          name: row.mcp_server.name,
+          enabled: row.mcp_server.enabled,
+          product_name: row.name,
+          tools: row.mcp_server.tools.map((tool) => ({ ...tool, mcp_server_id: row.mcp_server?.id as number, product_id: row.id })),
+        },
+        bundle:
+          releasedAt === null
+            ? null
+            : {
+                available: downloadable,
+                sha256: row.release_sha256,
+                size: row.release_size === null ? null : Number(row.release_size),
+                download_url: downloadable ? bundleDownloadUrl(baseUrl, row.id) : null,
+              },
       };
     }),
   };

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const tsx = path.join(webDir, "../../node_modules/.bin/tsx");
+
+export type RunningServer = {
+  url: string;
+  output: () => string;
+  stop: () => Promise<void>;
+};
+
+/**
+ * Starts the production server (server.ts, as `npm start` runs it) in its own process group on a free port, and
+ * resolves once it prints its URL.
+ */
+export async function startServer(env: Record<string, string | undefined>): Promise<RunningServer> {
+  const child: ChildProcess = spawn(tsx, ["server.ts"], {
+    cwd: webDir,
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: "0", HOST: "127.0.0.1", ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout?.on("data", (chunk) => {
+    log += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    log += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 60_000);
+    const check = () => {
+      const match = /running at (http:\/\/localhost:\d+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolve((match[1] as string).replace("localhost", "127.0.0.1"));
+      }
+    };
+    child.stdout?.on("data", check);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${log}`));
+    });
+  });
+  return {
+    url,
+    output: () => log,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-(child.pid as number), "SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import type { DbHandle } from "@shelf/db";
+import { createApiKey } from "../packages/api/src/routers/keys/service";
+
+export type BenchData = {
+  /** Keys of accounts holding 10, 50 and 1,000 products. */
+  keys: { p10: string; p50: string; p1000: string };
+  /** A product the 50-product account is entitled to, with stable releases. */
+  updateProductId: number;
+  counts: Record<string, number>;
+};
+
+const SHA = "0123456789abcdef".repeat(4);
+
+/**
+ * A realistic data set in bulk SQL: 1,000 accounts, 1,000 products with taxonomy and releases, at least 20,000
+ * entitlements and 5,000 keys; three accounts hold 10, 50 and 1,000 products for the library scenarios.
+ */
+export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
+  await sql`insert into accounts (email, name) select 'bench' || g || '@bench.test', 'Bench ' || g from generate_series(1, 1000) g`;
+  await sql`insert into categories (name) select 'Category ' || g from generate_series(1, 20) g`;
+  await sql`insert into tags (name, type) select 'tag-' || g, 'topic' from generate_series(1, 40) g`;
+  await sql`
+    insert into products (slug, name, kind, description, unit_price_cents, list_price_cents, currency, platforms,
+      primary_category_id, manual, thumbnail_html, hero_path, hero_alt)
+    select 'bench-' || g, 'Product ' || lpad(g::text, 4, '0'), (array['app','skill','extension','tool'])[1 + g % 4],
+      'A realistic description of product ' || g || ' that explains what it does for the people who buy it.',
+      500 + (g % 50) * 100, 900 + (g % 50) * 100, 'USD', array['macos','linux'],
+      (select id from categories order by id offset (g % 20) limit 1),
+      jsonb_build_object('summary', 'Install and verify', 'requirements', jsonb_build_array('macOS 14'),
+        'install_steps', jsonb_build_array('Download', 'Open', 'Sign in'), 'verification_steps', jsonb_build_array('Run it'),
+        'troubleshooting', jsonb_build_array()),
+      '<img src="/img/' || g || '.png" alt="">', '/hero/' || g || '.png', 'Product ' || g
+    from generate_series(1, 1000) g`;
+  await sql`insert into product_categories (product_id, category_id, position)
+    select p.id, c.id, 0 from products p join categories c on c.id = p.primary_category_id`;
+  await sql`insert into product_tags (product_id, tag_id, position)
+    select p.id, t.id, t.id % 3 from products p join tags t on t.id in (1 + p.id % 40, 1 + (p.id + 7) % 40)`;
+  await sql`insert into releases (product_id, version, channel, notes, artifact_sha256, artifact_size, released_at)
+    select p.id, v.version, v.channel::release_channel, 'Notes for ' || v.version, ${SHA}, 1048576, now() - v.age
+    from products p cross join (values ('1.0.0', 'stable', interval '60 days'), ('1.1.0', 'stable', interval '30 days'),
+      ('1.2.0-beta.1', 'beta', interval '3 days')) v(version, channel, age)`;
+  await sql`insert into product_setup_outputs (product_id, title, prompt) select id, 'Report', 'Write the report' from products`;
+
+  const special = await sql<{ id: number }[]>`select id from accounts order by id limit 3`;
+  const [p10, p50, p1000] = special.map((row) => row.id) as [number, number, number];
+  await sql`insert into entitlements (account_id, product_id, grant_type)
+    select ${p10}::int, id, 'purchase' from products order by id limit 10`;
+  await sql`insert into entitlements (account_id, product_id, grant_type)
+    select ${p50}::int, id, 'purchase' from products order by id limit 50`;
+  await sql`insert into entitlements (account_id, product_id, grant_type)
+    select ${p1000}::int, id, 'grant' from products`;
+  await sql`insert into entitlements (account_id, product_id, grant_type)
+    select a.id, 1 + (a.id * 37 + k * 101) % 1000, 'purchase'
+    from accounts a cross join generate_series(1, 19) k where a.id > ${p1000}`;
+  await sql`insert into api_keys (account_id, product_id, kind, name, prefix, hash, abilities)
+    select a.id, case when k <= 3 then null else 1 + (a.id + k) % 1000 end, 'created', 'bulk',
+      'shelf_' || substr(md5(a.id || '-' || k), 1, 8), encode(sha256((a.id || '-' || k || '-bench')::bytea), 'hex'),
+      array['products.read', 'mcp.read', 'device.install']
+    from accounts a cross join generate_series(1, 6) k where a.id > ${p1000}`;
+
+  const abilities = ["products.read", "mcp.read", "device.install", "device.usage"] as const;
+  const key = async (accountId: number) => (await createApiKey(db, { accountId, abilities: [...abilities] }, "shelf")).key;
+  const [updateProduct] = await sql<{ id: number }[]>`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 1`;
+  const counts = await sql<{ name: string; n: number }[]>`
+    select 'accounts' as name, count(*)::int as n from accounts union all
+    select 'products', count(*)::int from products union all
+    select 'entitlements', count(*)::int from entitlements union all
+    select 'api_keys', count(*)::int from api_keys union all
+    select 'releases', count(*)::int from releases`;
+  await sql`analyze`;
+  return {
+    keys: { p10: await key(p10), p50: await key(p50), p1000: await key(p1000) },
+    updateProductId: updateProduct?.id as number,
+    counts: Object.fromEntries(counts.map((row) => [row.name, row.n + (row.name === "api_keys" ? 3 : 0)])),
+  };
+}

@@ -1,0 +1,217 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import postgres from "postgres";
+import { createRateLimiter } from "../packages/api/src/rate-limit";
+import { createRestHandler } from "../packages/api/src/rest/handler";
+import { createDb } from "../packages/db/src/client";
+import { startEmbeddedPostgres } from "../packages/db/src/embedded";
+import { runMigrations } from "../packages/db/src/migrate";
+import { databaseUrl } from "../packages/db/src/testing/urls";
+import { loadBenchData } from "./data";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SECONDS = Number(process.env.SHELF_BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.SHELF_BENCH_CONNECTIONS ?? 50);
+
+type Result = {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  statements: number | null;
+  baselineRatio?: number;
+  p99Ratio?: number;
+};
+
+async function main() {
+  // The database: DATABASE_URL's server, else a fresh embedded PostgreSQL.
+  let serverUrl = process.env.DATABASE_URL;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  let dataDir: string | undefined;
+  if (!serverUrl) {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-bench-pg-"));
+    const embedded = await startEmbeddedPostgres({ dataDir });
+    serverUrl = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const database = `shelf_bench_${randomBytes(3).toString("hex")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${database}`);
+  const url = databaseUrl(serverUrl, database);
+  const children: ChildProcess[] = [];
+  try {
+    await runMigrations(url);
+    const handle = createDb(url, { max: 4 });
+    console.log("Loading the data set...");
+    const data = await loadBenchData(handle);
+    await handle.close();
+    console.log(`  ${Object.entries(data.counts).map(([name, n]) => `${n} ${name}`).join(", ")}`);
+
+    if (!existsSync(path.join(root, "apps/web/.next/BUILD_ID")) || process.env.SHELF_BENCH_BUILD === "1") {
+      console.log("Building the web app...");
+      execFileSync("npm", ["run", "build", "-w", "@shelf/web"], { cwd: root, stdio: "inherit" });
+    }
+    const env = { DATABASE_URL: url, SHELF_RATE_LIMIT_PER_MINUTE: "1000000000", PORT: "0", HOST: "127.0.0.1" };
+    const app = await startProcess(["--import", "tsx", "server.ts"], path.join(root, "apps/web"), env, /running at http:\/\/localhost:(\d+)/);
+    children.push(app.child);
+    const baseline = await startProcess(["--import", "tsx", "bench/baseline-server.ts"], root, env, /baseline listening on (\d+)/);
+    children.push(baseline.child);
+
+    const statements = await countStatements(url, data);
+    const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+    const scenarios: { name: string; port: number; path: string; headers?: Record<string, string>; expect: number; statements: number | null }[] = [
+      { name: "baseline: bare node:http, same SQL (library, 50 products)", port: baseline.port, path: "/api/library", headers: auth(data.keys.p50), expect: 200, statements: 2 },
+      { name: "GET /api/library (50 products)", port: app.port, path: "/api/library", headers: auth(data.keys.p50), expect: 200, statements: statements.library },
+      { name: `GET /api/products/{id}/updates`, port: app.port, path: `/api/products/${data.updateProductId}/updates?version=1.0.0`, headers: auth(data.keys.p50), expect: 200, statements: statements.updates },
+      { name: "GET /api/library without a key (401)", port: app.port, path: "/api/library", expect: 401, statements: statements.unauthenticated },
+    ];
+
+    const results: Result[] = [];
+    for (const scenario of scenarios) {
+      await load(scenario.port, scenario.path, scenario.headers, 2, CONNECTIONS); // warm-up
+      const run = await load(scenario.port, scenario.path, scenario.headers, SECONDS, CONNECTIONS);
+      const expectedCount = (run.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
+      const unexpected = run.requests.total - expectedCount;
+      results.push({
+        name: scenario.name,
+        rps: run.requests.average,
+        p50: run.latency.p50,
+        p99: run.latency.p99,
+        errors: run.errors + run.timeouts,
+        non2xx: unexpected,
+        statements: scenario.statements,
+      });
+      console.log(`  ${scenario.name}: ${Math.round(run.requests.average)} req/s, p99 ${run.latency.p99} ms`);
+    }
+    const base = results[0] as Result;
+    for (const result of results.slice(1)) {
+      result.baselineRatio = result.rps / base.rps;
+      result.p99Ratio = result.p99 / base.p99;
+    }
+
+    const growth = [];
+    for (const [size, key] of [[10, data.keys.p10], [1000, data.keys.p1000]] as const) {
+      const run = await load(app.port, "/api/library", auth(key), Math.max(3, SECONDS / 2), 4);
+      growth.push({ size, p50: run.latency.p50, p99: run.latency.p99, rps: run.requests.average, errors: run.errors + run.non2xx });
+    }
+    const rss = peakRss(app.child.pid as number);
+    const report = renderReport(results, growth, rss, data, statements);
+    await fs.writeFile(path.join(root, "bench/results/latest.md"), report);
+    console.log(`\n${report}`);
+  } finally {
+    for (const child of children) if (child.pid) process.kill(-child.pid, "SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await admin.unsafe(`drop database if exists ${database} with (force)`);
+    await admin.end();
+    await stopEmbedded?.();
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** SQL statements one request costs, counted in-process through the same handler and a counting driver. */
+async function countStatements(url: string, data: Awaited<ReturnType<typeof loadBenchData>>) {
+  let count = 0;
+  const handle = createDb(url, { max: 2, onQuery: () => count++ });
+  const handler = createRestHandler({ db: handle.db, baseUrl: "http://bench", rateLimiter: createRateLimiter({ points: 1e9 }) });
+  const measure = async (pathname: string, key?: string) => {
+    // Twice: the second request shows the steady state (the first may record key use).
+    await handler(new Request(`http://bench${pathname}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));
+    count = 0;
+    await handler(new Request(`http://bench${pathname}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));
+    return count;
+  };
+  const result = {
+    library: await measure("/api/library", data.keys.p50),
+    library10: await measure("/api/library", data.keys.p10),
+    library1000: await measure("/api/library", data.keys.p1000),
+    updates: await measure(`/api/products/${data.updateProductId}/updates?version=1.0.0`, data.keys.p50),
+    unauthenticated: await measure("/api/library"),
+  };
+  await handle.close();
+  return result;
+}
+
+function load(port: number, pathname: string, headers: Record<string, string> | undefined, duration: number, connections: number) {
+  return autocannon({ url: `http://127.0.0.1:${port}${pathname}`, headers, duration, connections });
+}
+
+async function startProcess(args: string[], cwd: string, env: Record<string, string>, ready: RegExp) {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+  return { child, port };
+}
+
+function peakRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function renderReport(
+  results: Result[],
+  growth: { size: number; p50: number; p99: number; rps: number; errors: number }[],
+  rssMb: number,
+  data: Awaited<ReturnType<typeof loadBenchData>>,
+  statements: Awaited<ReturnType<typeof countStatements>>,
+): string {
+  const fmt = (n: number | undefined, digits = 0) => (n === undefined ? "—" : n.toFixed(digits));
+  const lines = [
+    `# Benchmark ${new Date().toISOString()}`,
+    "",
+    `Machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${SECONDS} s per scenario, autocannon in the runner process on the same cores.`,
+    `Data: ${Object.entries(data.counts).map(([name, n]) => `${n} ${name}`).join(", ")}.`,
+    "",
+    "| scenario | req/s | p50 ms | p99 ms | errors | unexpected status | SQL / request | req/s vs baseline | p99 vs baseline |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...results.map(
+      (r) =>
+        `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} | ${r.non2xx} | ${r.statements ?? "—"} | ${fmt(r.baselineRatio, 2)} | ${fmt(r.p99Ratio, 2)} |`,
+    ),
+    "| POST /api/device/usage (30 days) | pending: the endpoint lands with the device issue | | | | | | | |",
+    "",
+    `Peak RSS of the app server: ${rssMb.toFixed(0)} MB.`,
+    "",
+    "Library cost by account size (4 connections):",
+    "",
+    "| entitled products | req/s | p50 ms | p99 ms | SQL / request | errors |",
+    "|---:|---:|---:|---:|---:|---:|",
+    ...growth.map(
+      (g) => `| ${g.size} | ${fmt(g.rps)} | ${fmt(g.p50)} | ${fmt(g.p99)} | ${g.size === 10 ? statements.library10 : statements.library1000} | ${g.errors} |`,
+    ),
+    "",
+    `p50 ratio 1,000 / 10 products: ${fmt((growth[1]?.p50 ?? 0) / Math.max(growth[0]?.p50 ?? 1, 1), 1)}.`,
+    "",
+  ];
+  return lines.join("\n");
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

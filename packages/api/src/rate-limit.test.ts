@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRateLimiter } from "./rate-limit";
+import { createAccountWithKey, createApiClient } from "./testing";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+let testDb: TestDatabase;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+});
+afterAll(() => testDb.drop());
+
+describe("rate limit", () => {
+  it("answers 429 with Retry-After past the limit, per key", async () => {
+    const limiter = createRateLimiter({ points: 3 });
+    const request = createApiClient(testDb.db, { rateLimiter: limiter });
+    const first = await createAccountWithKey(testDb.db);
+    const second = await createAccountWithKey(testDb.db);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request("/api/library", { key: first.key })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await request("/api/library", { key: first.key });
+    expect(limited.body).toEqual({ message: expect.any(String), error: "rate_limited" });
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect((await request("/api/library", { key: second.key })).status).toBe(200);
+  });
+
+  it("limits requests without a key per client address", async () => {
+    const request = createApiClient(testDb.db, { rateLimiter: createRateLimiter({ points: 2 }) });
+    const from = (clientAddress: string) => request("/api/library", { clientAddress }).then((r) => r.status);
+    expect([await from("198.51.100.1"), await from("198.51.100.1"), await from("198.51.100.1")]).toEqual([401, 401, 429]);
+    expect(await from("198.51.100.2")).toBe(401);
+  });
+
+  it("shares one window between instances through Redis", async () => {
+    const name = `test-${randomBytes(4).toString("hex")}`;
+    const instances = [
+      createRateLimiter({ points: 5, redisUrl: REDIS_URL, name }),
+      createRateLimiter({ points: 5, redisUrl: REDIS_URL, name }),
+    ];
+    try {
+      expect(await Promise.all(instances.map((instance) => instance.ready()))).toEqual([true, true]);
+      const decisions = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (instances[i % 2] as (typeof instances)[number]).consume("key:1")),
+      );
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
+      expect(decisions.filter((decision) => !decision.allowed)).toHaveLength(3);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
+  });
+});

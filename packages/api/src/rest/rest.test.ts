@@ -1,0 +1,71 @@
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccountWithKey, createApiClient } from "../testing";
+import { restRoutes } from "./routes";
+
+let testDb: TestDatabase;
+let request: ReturnType<typeof createApiClient>;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  request = createApiClient(testDb.db);
+});
+afterAll(() => testDb.drop());
+
+describe("REST edge", () => {
+  it("answers unknown /api paths with JSON 404, with or without a key", async () => {
+    const { key } = await createAccountWithKey(testDb.db);
+    for (const auth of [null, key]) {
+      const response = await request("/api/nope/nothing", { key: auth });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toContain("application/json");
+      expect(response.body).toEqual({ message: expect.any(String), error: "not_found" });
+    }
+  });
+
+  it("answers a known path with the wrong method with 405 and Allow", async () => {
+    const { key } = await createAccountWithKey(testDb.db);
+    const response = await request("/api/library", { method: "DELETE", key });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET");
+    expect(response.body.error).toBe("method_not_allowed");
+  });
+
+  it("answers HEAD like GET, without a body", async () => {
+    const { key } = await createAccountWithKey(testDb.db);
+    const response = await request("/api/library", { method: "HEAD", key });
+    expect(response.status).toBe(200);
+    expect(response.text).toBe("");
+    expect((await request("/api/library", { method: "HEAD" })).status).toBe(401);
+  });
+
+  it("sets rate-limit headers on every answer", async () => {
+    const response = await request("/api/library");
+    expect(response.headers.get("x-ratelimit-limit")).toBe("1000000");
+    expect(Number(response.headers.get("x-ratelimit-remaining"))).toBeGreaterThan(0);
+  });
+});
+
+describe("GET /api/openapi.json", () => {
+  it("documents every REST path as OpenAPI 3.1 with the contract's error bodies", async () => {
+    const response = await request("/api/openapi.json");
+    expect(response.status).toBe(200);
+    const document = response.body;
+    expect(document.openapi).toMatch(/^3\.1\./);
+    for (const route of restRoutes) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      expect(Object.keys(operation.responses)).toContain(String(route.meta.successStatus ?? 200));
+      if (route.meta.ability !== "public") {
+        expect(operation.responses["401"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+        expect(operation.security).toEqual([{ account_api_key: [] }]);
+      }
+    }
+    expect(document.paths["/products"].get.responses["422"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ValidationErrorBody",
+    });
+    expect(document.paths["/product-content.css"].get.responses["200"].content).toHaveProperty("text/css");
+    expect(document.components.schemas.LibraryApiData).toBeDefined();
+    expect(Object.keys(document.components.schemas).filter((name) => name.startsWith("error."))).toEqual([]);
+  });
+});

@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto";
+import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { and, eq, isNull } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DomainError } from "../../errors";
+import { createAccount, createApiClient, createKey, createProduct, grantEntitlement } from "../../testing";
+import { createApiKey, revokeApiKey } from "./service";
+
+let testDb: TestDatabase;
+let request: ReturnType<typeof createApiClient>;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase({ max: 20 });
+  request = createApiClient(testDb.db);
+});
+afterAll(() => testDb.drop());
+
+async function liveKeys(accountId: number, productId: number | null) {
+  return testDb.db
+    .select()
+    .from(schema.apiKeys)
+    .where(
+      and(
+        eq(schema.apiKeys.accountId, accountId),
+        productId === null ? isNull(schema.apiKeys.productId) : eq(schema.apiKeys.productId, productId),
+        isNull(schema.apiKeys.revokedAt),
+      ),
+    );
+}
+
+describe("API key storage", () => {
+  it("stores only the SHA-256 hash and the first 14 characters", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const { key, record } = await createApiKey(db, { accountId: account.id, name: "laptop" }, "shelf");
+    expect(key).toMatch(/^shelf_[1-9A-HJ-NP-Za-km-z]{32}$/);
+    expect(record.prefix).toBe(key.slice(0, 14));
+    const [row] = await db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, record.id));
+    expect(row?.hash).toBe(createHash("sha256").update(key).digest("hex"));
+    expect(row?.prefix).toHaveLength(14);
+    const dump = await testDb.sql`select * from api_keys where id = ${record.id}`;
+    expect(JSON.stringify(dump)).not.toContain(key);
+    expect(record.abilities).toEqual(["products.read", "mcp.read", "device.install"]);
+  });
+
+  it("uses the configured brand and gives device sign-in keys their six abilities and a 90-day idle expiry", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const { key, record } = await createApiKey(db, { accountId: account.id, kind: "device", client: "cli" }, "acme");
+    expect(key.startsWith("acme_")).toBe(true);
+    expect(record.abilities).toEqual([
+      "products.read",
+      "device.entitlements",
+      "device.activate",
+      "device.install",
+      "device.usage",
+      "support.report",
+    ]);
+    const days = (Date.parse(record.expires_at as string) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
+  });
+
+  it("refuses unknown abilities and past expiry dates", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    await expect(
+      createApiKey(db, { accountId: account.id, abilities: ["root"] as never }, "shelf"),
+    ).rejects.toMatchObject({ errors: { "abilities.0": [expect.any(String)] } });
+    await expect(
+      createApiKey(db, { accountId: account.id, expiresAt: new Date(Date.now() - 1000) }, "shelf"),
+    ).rejects.toMatchObject({ errors: { expiresAt: ["must be in the future"] } });
+  });
+});
+
+describe("key slots", () => {
+  it("never makes a fourth live key in a scope under 10 parallel creations", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const product = await createProduct(db);
+    const attempt = (productId: number | null) =>
+      createApiKey(db, { accountId: account.id, productId }, "shelf").then(
+        () => "created",
+        (error: unknown) => (error instanceof DomainError ? error.code : String(error)),
+      );
+    const accountWide = await Promise.all(Array.from({ length: 10 }, () => attempt(null)));
+    const productScoped = await Promise.all(Array.from({ length: 10 }, () => attempt(product.id)));
+    for (const outcomes of [accountWide, productScoped]) {
+      expect(outcomes.filter((outcome) => outcome === "created")).toHaveLength(3);
+      expect(outcomes.filter((outcome) => outcome === "api_key_limit_reached")).toHaveLength(7);
+    }
+    expect(await liveKeys(account.id, null)).toHaveLength(3);
+    expect(await liveKeys(account.id, product.id)).toHaveLength(3);
+  });
+
+  it("frees a slot when a key is revoked or expires", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const keys = [];
+    for (let i = 0; i < 3; i++) keys.push(await createKey(db, account.id));
+    await expect(createKey(db, account.id)).rejects.toMatchObject({ code: "api_key_limit_reached" });
+    await revokeApiKey(db, account.id, keys[0]!.record.id);
+    await createKey(db, account.id);
+    await db.update(schema.apiKeys).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(schema.apiKeys.id, keys[1]!.record.id));
+    await createKey(db, account.id);
+  });
+
+  it("lets device sign-in replace the least recently used key of the same client when the scope is full", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const first = await createKey(db, account.id, { kind: "device", client: "cli" });
+    const second = await createKey(db, account.id, { kind: "device", client: "cli" });
+    await createKey(db, account.id, { kind: "device", client: "desktop" });
+    await db.update(schema.apiKeys).set({ lastUsedAt: new Date() }).where(eq(schema.apiKeys.id, first.record.id));
+    const fourth = await createKey(db, account.id, { kind: "device", client: "cli" });
+    const live = (await liveKeys(account.id, null)).map((key) => key.id).sort();
+    expect(live).toEqual([first.record.id, fourth.record.id, live.find((id) => id !== first.record.id && id !== fourth.record.id)].sort());
+    expect(live).not.toContain(second.record.id);
+    await expect(createKey(db, account.id, { kind: "device", client: "tablet" })).rejects.toMatchObject({
+      code: "api_key_limit_reached",
+    });
+  });
+});
+
+describe("key use", () => {
+  it("refuses a revoked key from the very next request on", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const { key, record } = await createKey(db, account.id);
+    expect((await request("/api/library", { key })).status).toBe(200);
+    await revokeApiKey(db, account.id, record.id);
+    const response = await request("/api/library", { key });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ message: expect.any(String), error: "invalid_api_key" });
+  });
+
+  it("records use at most once an hour and extends a device key's idle expiry on that write", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const product = await createProduct(db);
+    await grantEntitlement(db, account.id, product.id);
+    const { key, record } = await createKey(db, account.id, { kind: "device", client: "cli" });
+    const read = async () => (await db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, record.id)))[0]!;
+    await request("/api/library", { key });
+    const afterFirst = await read();
+    expect(afterFirst.lastUsedAt).not.toBeNull();
+    await request("/api/library", { key });
+    expect((await read()).lastUsedAt).toEqual(afterFirst.lastUsedAt);
+
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    const soon = new Date(Date.now() + 86_400_000);
+    await db.update(schema.apiKeys).set({ lastUsedAt: twoHoursAgo, expiresAt: soon }).where(eq(schema.apiKeys.id, record.id));
+    await request("/api/library", { key });
+    const extended = await read();
+    expect(extended.lastUsedAt!.getTime()).toBeGreaterThan(twoHoursAgo.getTime());
+    expect(extended.expiresAt!.getTime() - Date.now()).toBeGreaterThan(89 * 86_400_000);
+  });
+
+  it("accepts keys only from the Authorization Bearer header", async () => {
+    const { db } = testDb;
+    const account = await createAccount(db);
+    const { key } = await createKey(db, account.id);
+    expect((await request(`/api/library?api_key=${key}`)).body.error).toBe("missing_api_key");
+    expect((await request("/api/library", { headers: { authorization: `Basic ${key}` } })).body.error).toBe("invalid_api_key");
+    expect((await request("/api/library", { headers: { authorization: `bearer   ${key}` } })).status).toBe(200);
+    expect((await request("/api/library", { headers: { cookie: `api_key=${key}` } })).body.error).toBe("missing_api_key");
+  });
+});

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Every check and every test, the whole suite once on the embedded PostgreSQL and once on the system server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+
+bash scripts/ensure-test-deps.sh
+
+echo "== Lint and typecheck"
+npx biome ci .
+npx turbo run typecheck --output-logs=errors-only
+
+echo "== Test suite on the embedded PostgreSQL"
+env -u DATABASE_URL npx vitest run
+
+echo "== Test suite on the system PostgreSQL server"
+DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" SHELF_TEST_REUSE_BUILD=1 npx vitest run
