@@ -1,8 +1,13 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
 export { type Caller, type Credential, resolveCredential } from "./auth/caller";
+export { hashPassword, verifyPassword } from "./auth/password";
 export { type Context, contextForCaller, createContext } from "./context";
+export { type DemoSeedResult, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
+export * as accounts from "./routers/accounts/service";
+export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
+export * as productAdmin from "./routers/products/admin-service";

@@ -1,0 +1,329 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defaultAbilities, verifyPassword } from "@shelf/api";
+import { callerFor, createAccount, createKey, createProduct } from "@shelf/api/testing";
+import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+
+let testDb: TestDatabase;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+});
+afterAll(() => testDb.drop());
+
+type CliResult = { code: number; stdout: string; stderr: string };
+
+/** The real CLI in a child process, on this file's database. */
+function admin(...args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      tsx,
+      ["apps/admin/src/main.ts", ...args],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, DATABASE_URL: testDb.url, SHELF_KEY_PREFIX: "shelf" },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A successful --json run: exactly one JSON object on stdout. */
+async function adminJson(...args: string[]) {
+  const result = await admin(...args, "--json");
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  expect(result.stdout.trim().split("\n")).toHaveLength(1);
+  // biome-ignore lint/suspicious/noExplicitAny: the output is asserted field by field
+  return JSON.parse(result.stdout) as Record<string, any>;
+}
+
+async function expectFailure(args: string[], message: RegExp, code = 1) {
+  const result = await admin(...args);
+  expect(result.code, result.stderr).toBe(code);
+  expect(result.stderr).toMatch(message);
+  expect(result.stdout).toBe("");
+}
+
+const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`;
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+describe("account:create", () => {
+  it("creates an account with a scrypt password hash and refuses the same email in another case", async () => {
+    const email = uniqueEmail("Ann");
+    const created = await adminJson("account:create", "--email", email, "--name", "Ann", "--password", "s3cret-words");
+    expect(created).toEqual({
+      id: expect.any(Number),
+      email,
+      name: "Ann",
+      has_password: true,
+      created_at: expect.any(String),
+    });
+    const [row] = await testDb.db.select().from(schema.accounts).where(eq(schema.accounts.id, created.id));
+    expect(row?.passwordHash).toMatch(/^scrypt\$/);
+    expect(row?.passwordHash).not.toContain("s3cret-words");
+    await expect(verifyPassword("s3cret-words", row?.passwordHash as string)).resolves.toBe(true);
+
+    await expectFailure(["account:create", "--email", email.toUpperCase()], /already exists/);
+  });
+});
+
+describe("key:create", () => {
+  it("prints the plain key once and stores only its SHA-256 hash and 14-character prefix", async () => {
+    const email = uniqueEmail("keys");
+    const account = await createAccount(testDb.db, { email });
+    const [created, device] = await Promise.all([
+      adminJson("key:create", "--email", email, "--name", "laptop"),
+      adminJson("key:create", "--email", email.toUpperCase(), "--device"),
+    ]);
+
+    expect(created).toMatchObject({
+      account_id: account.id,
+      product_id: null,
+      kind: "created",
+      name: "laptop",
+      abilities: [...defaultAbilities.created],
+      expires_at: null,
+      revoked_at: null,
+    });
+    expect(created.key).toMatch(/^shelf_[1-9A-HJ-NP-Za-km-z]{32}$/);
+    expect(created.prefix).toBe(created.key.slice(0, 14));
+
+    expect(device).toMatchObject({ kind: "device", abilities: [...defaultAbilities.device] });
+    const idleDays = (Date.parse(device.expires_at) - Date.now()) / 86_400_000;
+    expect(idleDays).toBeGreaterThan(89);
+    expect(idleDays).toBeLessThanOrEqual(90);
+
+    const rows = await testDb.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.accountId, account.id));
+    expect(rows).toHaveLength(2);
+    for (const output of [created, device]) {
+      const row = rows.find((candidate) => candidate.id === output.id);
+      expect(row?.hash).toBe(sha256(output.key));
+      expect(row?.prefix).toBe(output.key.slice(0, 14));
+      expect(JSON.stringify(row)).not.toContain(output.key);
+    }
+  });
+
+  it("creates a product-scoped key with chosen abilities, name and expiry", async () => {
+    const email = uniqueEmail("scoped");
+    await createAccount(testDb.db, { email });
+    const product = await createProduct(testDb.db);
+    const expires = new Date(Date.now() + 30 * 86_400_000);
+    expires.setUTCMilliseconds(0);
+    const key = await adminJson(
+      "key:create",
+      "--email",
+      email,
+      "--product",
+      String(product.id),
+      "--abilities",
+      "products.read, orders.read",
+      "--expires",
+      expires.toISOString(),
+    );
+    expect(key).toMatchObject({
+      product_id: product.id,
+      abilities: ["products.read", "orders.read"],
+      expires_at: expires.toISOString(),
+    });
+    const caller = await callerFor(testDb.db, key.key);
+    await expect(caller.library.get({})).resolves.toEqual({ items: [] });
+  });
+
+  it("refuses a fourth live key in one scope with a clear message", async () => {
+    const email = uniqueEmail("full");
+    const account = await createAccount(testDb.db, { email });
+    for (let i = 0; i < 3; i++) await createKey(testDb.db, account.id);
+    const result = await admin("key:create", "--email", email, "--json");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/At most 3 live keys per scope/);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: "api_key_limit_reached" });
+    const rows = await testDb.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.accountId, account.id));
+    expect(rows).toHaveLength(3);
+  });
+
+  it("explains bad arguments and exits non-zero without creating anything", async () => {
+    const email = uniqueEmail("bad");
+    const account = await createAccount(testDb.db, { email });
+    await Promise.all([
+      expectFailure(["key:create", "--email", email, "--abilities", "products.read,root"], /Unknown ability "root"/),
+      expectFailure(["key:create", "--email", email, "--product", "999999"], /Product not found/),
+      expectFailure(["key:create", "--email", uniqueEmail("nobody")], /No account with the email/),
+    ]);
+    const rows = await testDb.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.accountId, account.id));
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe("key:revoke", () => {
+  it("revokes a key by id, and reports an unknown id", async () => {
+    const account = await createAccount(testDb.db);
+    const { key, record } = await createKey(testDb.db, account.id);
+    const [revoked] = await Promise.all([
+      adminJson("key:revoke", "--id", String(record.id)),
+      expectFailure(["key:revoke", "--id", "987654321"], /API key not found/),
+    ]);
+    expect(revoked).toMatchObject({ id: record.id, account_id: account.id, revoked_at: expect.any(String) });
+    expect(revoked).not.toHaveProperty("key");
+    await expect((await callerFor(testDb.db, key)).library.get({})).rejects.toThrow(/revoked/);
+    const [row] = await testDb.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, record.id));
+    expect(row?.revokedAt?.toISOString()).toBe(revoked.revoked_at);
+  });
+});
+
+describe("product:create and entitlement:grant", () => {
+  it("creates a product and grants it, and the grant shows in the account's library", async () => {
+    const email = uniqueEmail("buyer");
+    const account = await createAccount(testDb.db, { email });
+    const product = await adminJson(
+      "product:create",
+      "--name",
+      "Night Owl",
+      "--slug",
+      `night-owl-${account.id}`,
+      "--price-cents",
+      "1299",
+      "--currency",
+      "eur",
+      "--unpublished",
+      "--device-limit",
+      "2",
+    );
+    expect(product).toMatchObject({
+      id: expect.any(Number),
+      name: "Night Owl",
+      unit_price_cents: 1299,
+      currency: "EUR",
+      published: false,
+      device_limit: 2,
+    });
+    const [row] = await testDb.db.select().from(schema.products).where(eq(schema.products.id, product.id));
+    expect(row).toMatchObject({ name: "Night Owl", unitPriceCents: 1299, published: false, deviceLimit: 2 });
+
+    const expires = new Date(Date.now() + 365 * 86_400_000);
+    expires.setUTCMilliseconds(0);
+    const [entitlement] = await Promise.all([
+      adminJson(
+        "entitlement:grant",
+        "--email",
+        email,
+        "--product",
+        String(product.id),
+        "--expires",
+        expires.toISOString(),
+        "--updates-until",
+        "2026-01-01",
+      ),
+      expectFailure(["entitlement:grant", "--email", email, "--product", "999999"], /Product not found/),
+    ]);
+    expect(entitlement).toMatchObject({
+      account_id: account.id,
+      product_id: product.id,
+      grant_type: "grant",
+      access_expires_at: expires.toISOString(),
+      updates_supported_until: "2026-01-01T00:00:00.000Z",
+      revoked_at: null,
+    });
+
+    const { key } = await createKey(testDb.db, account.id);
+    const library = await (await callerFor(testDb.db, key)).library.get({});
+    expect(library.items.map((item) => item.product.id)).toEqual([product.id]);
+    expect(library.items[0]?.access_source).toBe("grant");
+  });
+});
+
+const seededTables = [
+  schema.accounts,
+  schema.products,
+  schema.categories,
+  schema.tags,
+  schema.productCategories,
+  schema.productTags,
+  schema.productSetupOutputs,
+  schema.productInstallAssets,
+  schema.releases,
+  schema.entitlements,
+  schema.mcpServers,
+  schema.mcpTools,
+];
+
+async function tableCounts() {
+  return Promise.all(seededTables.map((table) => testDb.db.$count(table)));
+}
+
+describe("demo", () => {
+  it("seeds the demo data set idempotently and prints a working key, revoking the previous one", async () => {
+    const first = await adminJson("demo");
+    const countsAfterFirst = await tableCounts();
+    const second = await adminJson("demo");
+    expect(await tableCounts()).toEqual(countsAfterFirst);
+
+    expect(second.account_id).toBe(first.account_id);
+    expect(second.product_ids).toEqual(first.product_ids);
+    expect(second.product_ids).toHaveLength(12);
+    expect(second.prefix).toBe(second.key.slice(0, 14));
+    expect(second.key).not.toBe(first.key);
+
+    const demoKeys = await testDb.db
+      .select()
+      .from(schema.apiKeys)
+      .where(eq(schema.apiKeys.accountId, second.account_id));
+    expect(demoKeys.filter((key) => key.revokedAt === null).map((key) => key.prefix)).toEqual([second.prefix]);
+    expect(demoKeys.find((key) => key.prefix === second.prefix)?.abilities.sort()).toEqual([
+      "device.install",
+      "mcp.read",
+      "orders.read",
+      "products.read",
+      "setup-progress.write",
+      "subscriptions.read",
+    ]);
+    await expect((await callerFor(testDb.db, first.key)).library.get({})).rejects.toThrow();
+
+    const library = await (await callerFor(testDb.db, second.key)).library.get({});
+    const names = library.items.map((item) => item.product.name);
+    expect(names.length).toBeGreaterThanOrEqual(8);
+    expect(names).toContain("Atlas Design Kit");
+    expect(names).not.toContain("Logbook");
+    expect(names).not.toContain("Palette Pro");
+    const byName = (name: string) => library.items.find((item) => item.product.name === name);
+    expect(byName("Focus Dock")?.bundle).toMatchObject({ available: false, download_url: null });
+    expect(byName("Lumen Notes")?.bundle).toMatchObject({
+      available: true,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(byName("Gitscope")?.mcp_server?.tools.length).toBeGreaterThan(0);
+    expect(new Set(library.items.map((item) => item.access_source))).toEqual(new Set(["purchase", "grant"]));
+
+    const caller = await callerFor(testDb.db, second.key);
+    const { products } = await caller.products.list({});
+    expect(products.map((product) => product.id)).toEqual(expect.arrayContaining(second.product_ids));
+    const gitscope = products.find((product) => product.name === "Gitscope");
+    expect(gitscope?.primary_category?.parent_id).not.toBeNull();
+    expect(gitscope?.categories.length).toBeGreaterThan(1);
+    expect(gitscope?.tags.map((tag) => tag.name)).toContain("Claude Code");
+    expect(await caller.products.contentCss({})).toMatch(/\.lumen-notes-detail/);
+  });
+});
+
+describe("usage", () => {
+  it("prints help with exit 0 and rejects an unknown command with exit 2", async () => {
+    const [help, unknown] = await Promise.all([admin("--help"), admin("frobnicate")]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/key:create/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown command "frobnicate"/);
+    expect(unknown.stderr).toMatch(/Usage:/);
+  });
+});

@@ -1,0 +1,29 @@
+import type { Database } from "@shelf/db";
+import type { OptionValues } from "./args";
+
+export type CommandContext = {
+  db: Database;
+  /** The key brand prefix (`SHELF_KEY_PREFIX`). */
+  brand: string;
+  readStdin: () => Promise<string>;
+};
+
+/** What a command prints: `json` with --json (one object), `text` otherwise. */
+export type CommandOutput = { json: Record<string, unknown>; text: string };
+
+type OptionSpec = { type: "string" | "boolean"; short?: string };
+
+export type Command = {
+  name: string;
+  summary: string;
+  /** The options line of the usage text, e.g. `--email E [--name N]`. */
+  synopsis: string;
+  /** Extra lines of help under the synopsis. */
+  details?: string[];
+  options: Record<string, OptionSpec>;
+  /**
+   * Checks the arguments before any database is opened, so a typo never starts the embedded server, and returns
+   * the work to do.
+   */
+  prepare: (values: OptionValues) => (context: CommandContext) => Promise<CommandOutput>;
+};

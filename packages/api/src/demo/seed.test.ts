@@ -1,0 +1,77 @@
+import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { and, eq, isNull } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callerFor, createProduct } from "../testing";
+import { DEMO_KEY_NAME, demoProducts } from "./catalog";
+import { seedDemo } from "./seed";
+
+let testDb: TestDatabase;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+});
+afterAll(() => testDb.drop());
+
+const tables = [
+  schema.accounts,
+  schema.products,
+  schema.categories,
+  schema.tags,
+  schema.productCategories,
+  schema.productTags,
+  schema.productSetupOutputs,
+  schema.productInstallAssets,
+  schema.releases,
+  schema.entitlements,
+  schema.mcpServers,
+  schema.mcpTools,
+];
+const counts = () => Promise.all(tables.map((table) => testDb.db.$count(table)));
+
+describe("seedDemo", () => {
+  it("creates nothing twice when seeders run at the same time, and keeps the demo key slots free", async () => {
+    const { db } = testDb;
+    const [first, second] = await Promise.all([seedDemo(db, { brand: "shelf" }), seedDemo(db, { brand: "shelf" })]);
+    expect(second.accountId).toBe(first.accountId);
+    expect(second.productIds).toEqual(first.productIds);
+    const afterConcurrent = await counts();
+
+    let latest = second;
+    for (let run = 0; run < 4; run++) latest = await seedDemo(db, { brand: "shelf" });
+    expect(await counts()).toEqual(afterConcurrent);
+    // Re-runs look rows up instead of upserting, so they draw no identity values: ids stay dense.
+    expect((await createProduct(db)).id).toBe(Math.max(...latest.productIds) + 1);
+
+    const live = await db
+      .select({ prefix: schema.apiKeys.prefix })
+      .from(schema.apiKeys)
+      .where(
+        and(
+          eq(schema.apiKeys.accountId, latest.accountId),
+          eq(schema.apiKeys.name, DEMO_KEY_NAME),
+          isNull(schema.apiKeys.revokedAt),
+        ),
+      );
+    expect(live).toEqual([{ prefix: latest.prefix }]);
+  });
+
+  it("gives every product a recipe-consistent, contract-valid shape in the library", async () => {
+    const { db } = testDb;
+    const { key, productIds } = await seedDemo(db, { brand: "shelf" });
+    expect(productIds).toHaveLength(demoProducts.length);
+    const caller = await callerFor(db, key);
+    const { items } = await caller.library.get({});
+    const entitledVisible = demoProducts.filter(
+      (product) => product.entitlement && product.entitlement.state !== "expired",
+    );
+    expect(items.map((item) => item.product.name).sort()).toEqual(entitledVisible.map((p) => p.name).sort());
+    for (const item of items) {
+      const planned = demoProducts.find((product) => product.name === item.product.name);
+      expect(item.product.delivery.strategy).toBe(planned?.delivery?.strategy ?? "manual");
+      expect(item.setup_progress.total_count).toBe(planned?.manual?.install_steps.length ?? 0);
+    }
+    const channels = await db.selectDistinct({ channel: schema.releases.channel }).from(schema.releases);
+    expect(channels.map((row) => row.channel).sort()).toEqual(["alpha", "beta", "dev", "stable"]);
+  });
+});

@@ -1,0 +1,323 @@
+import { createHash } from "node:crypto";
+import type { Database } from "@shelf/db";
+import { schema } from "@shelf/db";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { createAccount, findAccountByEmail } from "../routers/accounts/service";
+import { createApiKey, revokeApiKey } from "../routers/keys/service";
+import {
+  DEMO_EMAIL,
+  DEMO_KEY_NAME,
+  DEMO_NAME,
+  DEMO_UPDATE_WINDOW_END,
+  DEMO_UPDATE_WINDOW_GRANTED,
+  type DemoProduct,
+  demoCategories,
+  demoKeyAbilities,
+  demoProducts,
+  demoTags,
+} from "./catalog";
+
+const {
+  apiKeys,
+  categories,
+  entitlements,
+  mcpServers,
+  mcpTools,
+  productCategories,
+  productInstallAssets,
+  productSetupOutputs,
+  productTags,
+  products,
+  releases,
+  tags,
+} = schema;
+
+type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+export type DemoSeedResult = {
+  accountId: number;
+  /** The fresh demo key, in plain text: shown once. */
+  key: string;
+  keyId: number;
+  prefix: string;
+  /** Ids of the demo products, in catalog order. */
+  productIds: number[];
+};
+
+/** Any constant: seeders running at once (web launcher and CLI) take turns on it. */
+const SEED_LOCK_ID = 0x5e1f_de30;
+const DAY_MS = 86_400_000;
+
+/**
+ * Fills the database with the demo data set, matching existing rows by email, slug and name, so running it again
+ * changes nothing but the key: earlier live demo keys are revoked (slots never run out) and a fresh one issued.
+ */
+export async function seedDemo(db: Database, options: { brand: string }): Promise<DemoSeedResult> {
+  const accountId = await ensureDemoAccount(db);
+  const productIds = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    const categoryIds = await ensureCategories(tx);
+    const tagIds = await ensureTags(tx);
+    const ids: number[] = [];
+    for (const product of demoProducts) {
+      ids.push(await ensureProduct(tx, accountId, product, categoryIds, tagIds));
+    }
+    return ids;
+  });
+  const { key, record } = await issueDemoKey(db, accountId, options.brand);
+  return { accountId, key, keyId: record.id, prefix: record.prefix, productIds };
+}
+
+async function ensureDemoAccount(db: Database): Promise<number> {
+  const existing = await findAccountByEmail(db, DEMO_EMAIL);
+  if (existing) return existing.id;
+  try {
+    return (await createAccount(db, { email: DEMO_EMAIL, name: DEMO_NAME })).id;
+  } catch (error) {
+    // Another seeder created it between our lookup and insert.
+    const created = await findAccountByEmail(db, DEMO_EMAIL);
+    if (created) return created.id;
+    throw error;
+  }
+}
+
+async function issueDemoKey(db: Database, accountId: number, brand: string) {
+  const earlier = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, DEMO_KEY_NAME), isNull(apiKeys.revokedAt)));
+  for (const { id } of earlier) await revokeApiKey(db, accountId, id);
+  return createApiKey(db, { accountId, name: DEMO_KEY_NAME, abilities: [...demoKeyAbilities] }, brand);
+}
+
+async function ensureCategories(tx: Transaction): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  // Parents come before their children in the list, so a child always finds its parent's id.
+  for (const categoryPath of demoCategories) {
+    const separator = categoryPath.lastIndexOf("/");
+    const name = categoryPath.slice(separator + 1);
+    const parentId = separator < 0 ? null : (ids.get(categoryPath.slice(0, separator)) ?? null);
+    const parentMatch = parentId === null ? isNull(categories.parentId) : eq(categories.parentId, parentId);
+    const [existing] = await tx
+      .select({ id: categories.id })
+      .from(categories)
+      .where(and(eq(categories.name, name), parentMatch))
+      .orderBy(categories.id)
+      .limit(1);
+    const id =
+      existing?.id ?? (await tx.insert(categories).values({ name, parentId }).returning({ id: categories.id }))[0]?.id;
+    ids.set(categoryPath, id as number);
+  }
+  return ids;
+}
+
+async function ensureTags(tx: Transaction): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const tag of demoTags) {
+    const [existing] = await tx
+      .select({ id: tags.id })
+      .from(tags)
+      .where(eq(tags.name, tag.name))
+      .orderBy(tags.id)
+      .limit(1);
+    const id =
+      existing?.id ??
+      (await tx.insert(tags).values({ name: tag.name, type: tag.type }).returning({ id: tags.id }))[0]?.id;
+    ids.set(tag.name, id as number);
+  }
+  return ids;
+}
+
+/** A stand-in artifact checksum: stable across runs, distinct per product, channel and version. */
+function artifactSha256(slug: string, channel: string, version: string): string {
+  return createHash("sha256").update(`shelf-demo/${slug}/${channel}/${version}`).digest("hex");
+}
+
+function artifactSize(sha256: string): number {
+  return 2_000_000 + (Number.parseInt(sha256.slice(0, 8), 16) % 60_000_000);
+}
+
+async function ensureProduct(
+  tx: Transaction,
+  accountId: number,
+  product: DemoProduct,
+  categoryIds: Map<string, number>,
+  tagIds: Map<string, number>,
+): Promise<number> {
+  const values = {
+    name: product.name,
+    kind: product.kind,
+    description: product.description,
+    listPriceCents: product.listPriceCents,
+    unitPriceCents: product.unitPriceCents,
+    currency: "USD",
+    published: product.published,
+    primaryCategoryId: categoryIds.get(product.primaryCategory) ?? null,
+    contentLocale: "en",
+    delivery: product.delivery,
+    manual: product.manual,
+    runtime: product.runtime,
+    platforms: product.platforms,
+    thumbnailHtml: product.thumbnailHtml ?? null,
+    detailHtml: product.detailHtml ?? null,
+    contentCss: product.contentCss ?? null,
+    heroPath: product.heroPath,
+    heroAlt: product.heroAlt,
+    usagePath: product.usagePath ?? null,
+    deviceLimit: product.deviceLimit ?? null,
+  };
+  // Look up before writing: an upsert would draw (and waste) an identity value on every run.
+  const [existing] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, product.slug));
+  let productId: number;
+  if (existing) {
+    productId = existing.id;
+    await tx.update(products).set(values).where(eq(products.id, productId));
+  } else {
+    const [created] = await tx
+      .insert(products)
+      .values({ slug: product.slug, ...values })
+      .returning({ id: products.id });
+    productId = (created as { id: number }).id;
+  }
+
+  const categoryLinks = product.categories.map((category, position) => ({
+    productId,
+    categoryId: categoryIds.get(category) as number,
+    position,
+  }));
+  await tx.insert(productCategories).values(categoryLinks).onConflictDoNothing();
+  if (product.tags.length > 0) {
+    const tagLinks = product.tags.map((tag, position) => ({ productId, tagId: tagIds.get(tag) as number, position }));
+    await tx.insert(productTags).values(tagLinks).onConflictDoNothing();
+  }
+
+  const existingReleases = await tx
+    .select({ id: releases.id, channel: releases.channel, version: releases.version })
+    .from(releases)
+    .where(eq(releases.productId, productId));
+  for (const release of product.releases) {
+    const sha256 = artifactSha256(product.slug, release.channel, release.version);
+    const releaseValues = {
+      build: release.version.replace(/[^0-9]/g, "").slice(0, 12) || null,
+      notes: release.notes,
+      notesEn: release.notes,
+      notesKo: release.notesKo ?? null,
+      sourceRef: `v${release.version}`,
+      artifactFilename: `${product.slug}-${release.version}.${release.artifactFormat}`,
+      artifactFormat: release.artifactFormat,
+      artifactSha256: sha256,
+      artifactSize: artifactSize(sha256),
+      releasedAt: new Date(release.releasedAt),
+    };
+    const match = existingReleases.find((row) => row.channel === release.channel && row.version === release.version);
+    if (match) await tx.update(releases).set(releaseValues).where(eq(releases.id, match.id));
+    else {
+      await tx
+        .insert(releases)
+        .values({ productId, version: release.version, channel: release.channel, ...releaseValues });
+    }
+  }
+
+  await ensureSetupOutputs(tx, productId, product.outputs ?? []);
+  await ensureInstallAssets(tx, productId, product.installAssets ?? []);
+  if (product.mcp) await ensureMcpServer(tx, accountId, productId, product.mcp);
+  if (product.entitlement) await ensureEntitlement(tx, accountId, productId, product.entitlement);
+  return productId;
+}
+
+async function ensureSetupOutputs(tx: Transaction, productId: number, outputs: NonNullable<DemoProduct["outputs"]>) {
+  if (outputs.length === 0) return;
+  const existing = await tx
+    .select({ title: productSetupOutputs.title })
+    .from(productSetupOutputs)
+    .where(eq(productSetupOutputs.productId, productId));
+  const present = new Set(existing.map((output) => output.title));
+  const missing = outputs
+    .map((output, position) => ({
+      productId,
+      position,
+      title: output.title,
+      categoryLabel: output.categoryLabel,
+      summary: output.summary,
+      prompt: output.prompt,
+      usageGuide: output.usageGuide ?? null,
+    }))
+    .filter((output) => !present.has(output.title));
+  if (missing.length > 0) await tx.insert(productSetupOutputs).values(missing);
+}
+
+async function ensureInstallAssets(
+  tx: Transaction,
+  productId: number,
+  assets: NonNullable<DemoProduct["installAssets"]>,
+) {
+  if (assets.length === 0) return;
+  const existing = await tx
+    .select({ path: productInstallAssets.path })
+    .from(productInstallAssets)
+    .where(eq(productInstallAssets.productId, productId));
+  const present = new Set(existing.map((asset) => asset.path));
+  const missing = assets
+    .map((asset, position) => ({ productId, position, ...asset }))
+    .filter((asset) => !present.has(asset.path));
+  if (missing.length > 0) await tx.insert(productInstallAssets).values(missing);
+}
+
+async function ensureMcpServer(
+  tx: Transaction,
+  accountId: number,
+  productId: number,
+  mcp: NonNullable<DemoProduct["mcp"]>,
+) {
+  const [existing] = await tx
+    .select({ id: mcpServers.id })
+    .from(mcpServers)
+    .where(and(eq(mcpServers.accountId, accountId), eq(mcpServers.productId, productId)));
+  const [server] = existing
+    ? [existing]
+    : await tx.insert(mcpServers).values({ accountId, productId, name: mcp.name }).returning({ id: mcpServers.id });
+  const mcpServerId = (server as { id: number }).id;
+  const tools = await tx.select({ name: mcpTools.name }).from(mcpTools).where(eq(mcpTools.mcpServerId, mcpServerId));
+  const present = new Set(tools.map((tool) => tool.name));
+  const missing = mcp.tools.filter((name) => !present.has(name));
+  if (missing.length > 0) {
+    await tx.insert(mcpTools).values(missing.map((name) => ({ mcpServerId, productId, name })));
+  }
+}
+
+/** The buyer of a product whose update window is over bought it before that window closed. */
+function grantedAt(state: NonNullable<DemoProduct["entitlement"]>["state"], now: number): Date {
+  if (state === "window-over") return new Date(DEMO_UPDATE_WINDOW_GRANTED);
+  return new Date(now - (state === "expired" ? 44 : 120) * DAY_MS);
+}
+
+/** One live (not revoked) entitlement of the planned grant type; an existing one is left as it is. */
+async function ensureEntitlement(
+  tx: Transaction,
+  accountId: number,
+  productId: number,
+  plan: NonNullable<DemoProduct["entitlement"]>,
+) {
+  const [existing] = await tx
+    .select({ id: entitlements.id })
+    .from(entitlements)
+    .where(
+      and(
+        eq(entitlements.accountId, accountId),
+        eq(entitlements.productId, productId),
+        eq(entitlements.grantType, plan.grantType),
+        isNull(entitlements.revokedAt),
+      ),
+    )
+    .limit(1);
+  if (existing) return;
+  const now = Date.now();
+  await tx.insert(entitlements).values({
+    accountId,
+    productId,
+    grantType: plan.grantType,
+    grantedAt: grantedAt(plan.state, now),
+    accessExpiresAt: plan.state === "expired" ? new Date(now - 30 * DAY_MS) : null,
+    updatesSupportedUntil: plan.state === "window-over" ? new Date(DEMO_UPDATE_WINDOW_END) : null,
+  });
+}

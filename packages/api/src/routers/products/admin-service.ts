@@ -1,0 +1,92 @@
+import type { Database } from "@shelf/db";
+import { schema } from "@shelf/db";
+import { z } from "zod";
+import { DomainError, fieldErrors, ValidationError } from "../../errors";
+import { isUniqueViolation } from "../accounts/service";
+
+const { products } = schema;
+
+/** What an operator sets when adding a product to the catalog; the rich content comes later. */
+export const CreateProductInput = z.object({
+  name: z.string().trim().min(1).max(200),
+  slug: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "lowercase letters, digits and single hyphens")
+    .max(100)
+    .nullish(),
+  kind: z.string().trim().min(1).max(40).default("app"),
+  description: z.string().trim().max(5000).nullish(),
+  unitPriceCents: z.number().int().min(0).default(0),
+  listPriceCents: z.number().int().min(0).nullish(),
+  currency: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{3}$/, "a three-letter ISO 4217 code")
+    .transform((code) => code.toUpperCase())
+    .default("USD"),
+  published: z.boolean().default(true),
+  deviceLimit: z.number().int().positive().nullish(),
+});
+export type CreateProductInput = z.input<typeof CreateProductInput>;
+
+export const ProductRecord = z.object({
+  id: z.number().int(),
+  slug: z.string().nullable(),
+  name: z.string(),
+  kind: z.string(),
+  description: z.string().nullable(),
+  unit_price_cents: z.number().int(),
+  list_price_cents: z.number().int().nullable(),
+  currency: z.string(),
+  published: z.boolean(),
+  device_limit: z.number().int().nullable(),
+  created_at: z.string(),
+});
+export type ProductRecord = z.infer<typeof ProductRecord>;
+
+type ProductRow = typeof products.$inferSelect;
+
+export function toProductRecord(row: ProductRow): ProductRecord {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    kind: row.kind,
+    description: row.description,
+    unit_price_cents: row.unitPriceCents,
+    list_price_cents: row.listPriceCents,
+    currency: row.currency,
+    published: row.published,
+    device_limit: row.deviceLimit,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export async function createProduct(db: Database, rawInput: CreateProductInput): Promise<ProductRecord> {
+  const parsed = CreateProductInput.safeParse(rawInput);
+  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
+  const input = parsed.data;
+  try {
+    const [row] = await db
+      .insert(products)
+      .values({
+        name: input.name,
+        slug: input.slug ?? null,
+        kind: input.kind,
+        description: input.description ?? null,
+        unitPriceCents: input.unitPriceCents,
+        listPriceCents: input.listPriceCents ?? null,
+        currency: input.currency,
+        published: input.published,
+        deviceLimit: input.deviceLimit ?? null,
+      })
+      .returning();
+    return toProductRecord(row as ProductRow);
+  } catch (error) {
+    if (isUniqueViolation(error, "products_slug_key")) {
+      throw new DomainError("conflict", `A product with the slug ${input.slug} already exists.`);
+    }
+    throw error;
+  }
+}
