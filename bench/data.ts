@@ -59,8 +59,11 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
     from accounts a cross join generate_series(1, 6) k where a.id > ${p1000}`;
 
   const abilities = ["products.read", "mcp.read", "device.install", "device.usage"] as const;
-  const key = async (accountId: number) => (await createApiKey(db, { accountId, abilities: [...abilities] }, "shelf")).key;
-  const [updateProduct] = await sql<{ id: number }[]>`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 1`;
+  const key = async (accountId: number) =>
+    (await createApiKey(db, { accountId, abilities: [...abilities] }, "shelf")).key;
+  const [updateProduct] = await sql<
+    { id: number }[]
+  >`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 1`;
   const counts = await sql<{ name: string; n: number }[]>`
     select 'accounts' as name, count(*)::int as n from accounts union all
     select 'products', count(*)::int from products union all

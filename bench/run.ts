@@ -53,32 +53,85 @@ async function main() {
     console.log("Loading the data set...");
     const data = await loadBenchData(handle);
     await handle.close();
-    console.log(`  ${Object.entries(data.counts).map(([name, n]) => `${n} ${name}`).join(", ")}`);
+    console.log(
+      `  ${Object.entries(data.counts)
+        .map(([name, n]) => `${n} ${name}`)
+        .join(", ")}`,
+    );
 
     if (!existsSync(path.join(root, "apps/web/.next/BUILD_ID")) || process.env.SHELF_BENCH_BUILD === "1") {
       console.log("Building the web app...");
       execFileSync("npm", ["run", "build", "-w", "@shelf/web"], { cwd: root, stdio: "inherit" });
     }
     const env = { DATABASE_URL: url, SHELF_RATE_LIMIT_PER_MINUTE: "1000000000", PORT: "0", HOST: "127.0.0.1" };
-    const app = await startProcess(["--import", "tsx", "server.ts"], path.join(root, "apps/web"), env, /running at http:\/\/localhost:(\d+)/);
+    const profile = process.env.SHELF_BENCH_CPU_PROFILE
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SHELF_BENCH_CPU_PROFILE}`]
+      : [];
+    const app = await startProcess(
+      [...profile, "--import", "tsx", "server.ts"],
+      path.join(root, "apps/web"),
+      env,
+      /running at http:\/\/localhost:(\d+)/,
+    );
     children.push(app.child);
-    const baseline = await startProcess(["--import", "tsx", "bench/baseline-server.ts"], root, env, /baseline listening on (\d+)/);
+    const baseline = await startProcess(
+      ["--import", "tsx", "bench/baseline-server.ts"],
+      root,
+      env,
+      /baseline listening on (\d+)/,
+    );
     children.push(baseline.child);
 
     const statements = await countStatements(url, data);
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
-    const scenarios: { name: string; port: number; path: string; headers?: Record<string, string>; expect: number; statements: number | null }[] = [
-      { name: "baseline: bare node:http, same SQL (library, 50 products)", port: baseline.port, path: "/api/library", headers: auth(data.keys.p50), expect: 200, statements: 2 },
-      { name: "GET /api/library (50 products)", port: app.port, path: "/api/library", headers: auth(data.keys.p50), expect: 200, statements: statements.library },
-      { name: `GET /api/products/{id}/updates`, port: app.port, path: `/api/products/${data.updateProductId}/updates?version=1.0.0`, headers: auth(data.keys.p50), expect: 200, statements: statements.updates },
-      { name: "GET /api/library without a key (401)", port: app.port, path: "/api/library", expect: 401, statements: statements.unauthenticated },
+    const scenarios: {
+      name: string;
+      port: number;
+      path: string;
+      headers?: Record<string, string>;
+      expect: number;
+      statements: number | null;
+    }[] = [
+      {
+        name: "baseline: bare node:http, same SQL (library, 50 products)",
+        port: baseline.port,
+        path: "/api/library",
+        headers: auth(data.keys.p50),
+        expect: 200,
+        statements: 2,
+      },
+      {
+        name: "GET /api/library (50 products)",
+        port: app.port,
+        path: "/api/library",
+        headers: auth(data.keys.p50),
+        expect: 200,
+        statements: statements.library,
+      },
+      {
+        name: `GET /api/products/{id}/updates`,
+        port: app.port,
+        path: `/api/products/${data.updateProductId}/updates?version=1.0.0`,
+        headers: auth(data.keys.p50),
+        expect: 200,
+        statements: statements.updates,
+      },
+      {
+        name: "GET /api/library without a key (401)",
+        port: app.port,
+        path: "/api/library",
+        expect: 401,
+        statements: statements.unauthenticated,
+      },
     ];
 
+    const only = process.env.SHELF_BENCH_ONLY;
     const results: Result[] = [];
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s, i) => !only || i === 0 || s.name.includes(only))) {
       await load(scenario.port, scenario.path, scenario.headers, 2, CONNECTIONS); // warm-up
       const run = await load(scenario.port, scenario.path, scenario.headers, SECONDS, CONNECTIONS);
-      const expectedCount = (run.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
+      const expectedCount =
+        (run.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
       const unexpected = run.requests.total - expectedCount;
       results.push({
         name: scenario.name,
@@ -98,9 +151,18 @@ async function main() {
     }
 
     const growth = [];
-    for (const [size, key] of [[10, data.keys.p10], [1000, data.keys.p1000]] as const) {
+    for (const [size, key] of [
+      [10, data.keys.p10],
+      [1000, data.keys.p1000],
+    ] as const) {
       const run = await load(app.port, "/api/library", auth(key), Math.max(3, SECONDS / 2), 4);
-      growth.push({ size, p50: run.latency.p50, p99: run.latency.p99, rps: run.requests.average, errors: run.errors + run.non2xx });
+      growth.push({
+        size,
+        p50: run.latency.p50,
+        p99: run.latency.p99,
+        rps: run.requests.average,
+        errors: run.errors + run.non2xx,
+      });
     }
     const rss = peakRss(app.child.pid as number);
     const report = renderReport(results, growth, rss, data, statements);
@@ -120,7 +182,11 @@ async function main() {
 async function countStatements(url: string, data: Awaited<ReturnType<typeof loadBenchData>>) {
   let count = 0;
   const handle = createDb(url, { max: 2, onQuery: () => count++ });
-  const handler = createRestHandler({ db: handle.db, baseUrl: "http://bench", rateLimiter: createRateLimiter({ points: 1e9 }) });
+  const handler = createRestHandler({
+    db: handle.db,
+    baseUrl: "http://bench",
+    rateLimiter: createRateLimiter({ points: 1e9 }),
+  });
   const measure = async (pathname: string, key?: string) => {
     // Twice: the second request shows the steady state (the first may record key use).
     await handler(new Request(`http://bench${pathname}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));
@@ -139,7 +205,13 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
   return result;
 }
 
-function load(port: number, pathname: string, headers: Record<string, string> | undefined, duration: number, connections: number) {
+function load(
+  port: number,
+  pathname: string,
+  headers: Record<string, string> | undefined,
+  duration: number,
+  connections: number,
+) {
   return autocannon({ url: `http://127.0.0.1:${port}${pathname}`, headers, duration, connections });
 }
 
@@ -185,7 +257,9 @@ function renderReport(
     `# Benchmark ${new Date().toISOString()}`,
     "",
     `Machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${SECONDS} s per scenario, autocannon in the runner process on the same cores.`,
-    `Data: ${Object.entries(data.counts).map(([name, n]) => `${n} ${name}`).join(", ")}.`,
+    `Data: ${Object.entries(data.counts)
+      .map(([name, n]) => `${n} ${name}`)
+      .join(", ")}.`,
     "",
     "| scenario | req/s | p50 ms | p99 ms | errors | unexpected status | SQL / request | req/s vs baseline | p99 vs baseline |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -202,7 +276,8 @@ function renderReport(
     "| entitled products | req/s | p50 ms | p99 ms | SQL / request | errors |",
     "|---:|---:|---:|---:|---:|---:|",
     ...growth.map(
-      (g) => `| ${g.size} | ${fmt(g.rps)} | ${fmt(g.p50)} | ${fmt(g.p99)} | ${g.size === 10 ? statements.library10 : statements.library1000} | ${g.errors} |`,
+      (g) =>
+        `| ${g.size} | ${fmt(g.rps)} | ${fmt(g.p50)} | ${fmt(g.p99)} | ${g.size === 10 ? statements.library10 : statements.library1000} | ${g.errors} |`,
     ),
     "",
     `p50 ratio 1,000 / 10 products: ${fmt((growth[1]?.p50 ?? 0) / Math.max(growth[0]?.p50 ?? 1, 1), 1)}.`,

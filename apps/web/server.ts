@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { readApiEnv } from "@shelf/api";
 import { seedDemo } from "@shelf/api/demo";
+import type { RestResult } from "@shelf/api/rest";
 import { createDb } from "@shelf/db";
 import { resolveDatabase } from "@shelf/db/server";
 import next from "next";
@@ -38,7 +39,7 @@ async function main() {
     const url = req.url ?? "/";
     try {
       if (isRestPath(url) && handleRest) {
-        await sendResponse(res, await handleRest(toRequest(req), { clientAddress: req.socket.remoteAddress }));
+        sendResult(res, await handleRest(toRequest(req), { clientAddress: req.socket.remoteAddress }));
       } else {
         await handleNext(req, res);
       }
@@ -56,9 +57,12 @@ async function main() {
   const port = typeof address === "object" && address ? address.port : env.PORT;
   process.env.SHELF_BASE_URL ??= `http://localhost:${port}`;
   handleRest = getRestHandler();
-  if (!(await waitForRateLimitStore())) console.warn("Redis did not answer: rate limits are counted per instance until it does.");
+  if (!(await waitForRateLimitStore()))
+    console.warn("Redis did not answer: rate limits are counted per instance until it does.");
 
-  console.log(`Database: ${database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL"}`);
+  console.log(
+    `Database: ${database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL"}`,
+  );
   if (demoKey) {
     console.log(`Demo API key: ${demoKey}`);
     console.log(`Try: curl -H "Authorization: Bearer ${demoKey}" http://localhost:${port}/api/library`);
@@ -101,15 +105,10 @@ function toRequest(req: http.IncomingMessage): Request {
   });
 }
 
-async function sendResponse(res: http.ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  if (body) headers["content-length"] = String(body.length);
-  res.writeHead(response.status, headers);
-  res.end(body);
+function sendResult(res: http.ServerResponse, result: RestResult): void {
+  if (result.body !== null) result.headers["content-length"] = String(Buffer.byteLength(result.body));
+  res.writeHead(result.status, result.headers);
+  res.end(result.body ?? undefined);
 }
 
 main().catch((error) => {

@@ -5,7 +5,10 @@ const WebEnv = z.object({
   HOST: z.string().default("0.0.0.0"),
   /** Seed the demo data set and print a demo key at start. */
   SHELF_DEMO: z.stringbool().default(false),
-  SHELF_RATE_LIMIT_NAMESPACE: z.string().regex(/^[\w.-]+$/).default("api"),
+  SHELF_RATE_LIMIT_NAMESPACE: z
+    .string()
+    .regex(/^[\w.-]+$/)
+    .default("api"),
 });
 
 export type WebEnv = z.infer<typeof WebEnv>;

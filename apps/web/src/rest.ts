@@ -24,7 +24,12 @@ export function getRestHandler(): RestHandler {
       redisUrl: apiEnv.REDIS_URL,
       name: webEnv.SHELF_RATE_LIMIT_NAMESPACE,
     });
-    const handler = createRestHandler({ db, baseUrl: apiEnv.SHELF_BASE_URL, trustProxy: apiEnv.SHELF_TRUST_PROXY, rateLimiter });
+    const handler = createRestHandler({
+      db,
+      baseUrl: apiEnv.SHELF_BASE_URL,
+      trustProxy: apiEnv.SHELF_TRUST_PROXY,
+      rateLimiter,
+    });
     rest = { handler, rateLimiter };
     holder[GLOBAL_KEY] = rest;
   }

@@ -30,7 +30,10 @@ describe("the running service", () => {
 
   it("answers /api with JSON and never redirects, also for unknown paths and trailing slashes", async () => {
     for (const path of ["/api/nope", "/api/library/", "/api", "/api/products/abc/detail"]) {
-      const response = await fetch(`${server.url}${path}`, { redirect: "manual", headers: { authorization: `Bearer ${demoKey}` } });
+      const response = await fetch(`${server.url}${path}`, {
+        redirect: "manual",
+        headers: { authorization: `Bearer ${demoKey}` },
+      });
       expect([404, 422], path).toContain(response.status);
       expect(response.headers.get("content-type"), path).toContain("application/json");
     }
@@ -61,7 +64,9 @@ describe("rate limit shared through Redis", () => {
       const statuses: number[] = [];
       for (let i = 0; i < 8; i++) {
         const instance = instances[i % 2] as RunningServer;
-        const response = await fetch(`${instance.url}/api/library`, { headers: { authorization: `Bearer ${demoKey}` } });
+        const response = await fetch(`${instance.url}/api/library`, {
+          headers: { authorization: `Bearer ${demoKey}` },
+        });
         statuses.push(response.status);
         if (response.status === 429) expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
       }

@@ -33,7 +33,9 @@ describe("rate limit", () => {
   it("limits requests without a key per client address", async () => {
     const request = createApiClient(testDb.db, { rateLimiter: createRateLimiter({ points: 2 }) });
     const from = (clientAddress: string) => request("/api/library", { clientAddress }).then((r) => r.status);
-    expect([await from("198.51.100.1"), await from("198.51.100.1"), await from("198.51.100.1")]).toEqual([401, 401, 429]);
+    expect([await from("198.51.100.1"), await from("198.51.100.1"), await from("198.51.100.1")]).toEqual([
+      401, 401, 429,
+    ]);
     expect(await from("198.51.100.2")).toBe(401);
   });
 

@@ -4,8 +4,8 @@ import * as schema from "./schema";
 
 export type Database = ReturnType<typeof createDrizzle>;
 
-function createDrizzle(client: postgres.Sql, onQuery?: (query: string) => void) {
-  return drizzle({ client, schema, casing: "snake_case", logger: onQuery ? { logQuery: onQuery } : false });
+function createDrizzle(client: postgres.Sql) {
+  return drizzle({ client, schema, casing: "snake_case" });
 }
 
 export type DbHandle = {
@@ -18,7 +18,7 @@ export type DbHandle = {
 export type CreateDbOptions = {
   /** Pool size; postgres.js opens connections lazily up to this many. */
   max?: number;
-  /** Called with every SQL statement drizzle sends: statement counts in tests and benchmarks. */
+  /** Called with every SQL statement sent, through drizzle or raw: statement counts in tests and benchmarks. */
   onQuery?: (query: string) => void;
 };
 
@@ -26,10 +26,11 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
   const client = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
+    ...(options.onQuery ? { debug: (_connection: number, query: string) => options.onQuery?.(query) } : {}),
     connection: { application_name: "shelf" },
   });
   return {
-    db: createDrizzle(client, options.onQuery),
+    db: createDrizzle(client),
     sql: client,
     close: () => client.end({ timeout: 5 }),
   };

@@ -54,4 +54,20 @@ describe("embedded PostgreSQL launcher", () => {
       await restarted.stop();
     }
   }, 120_000);
+
+  it("leaves the process exit code alone", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const script = `import("./packages/db/src/embedded.ts").then(async ({ startEmbeddedPostgres }) => {
+  const s = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)} });
+  await s.stop();
+  process.exitCode = 3;
+});`;
+    const exitCode = await new Promise<number | null>((resolve) => {
+      execFile(path.join(repoRoot, "node_modules/.bin/tsx"), ["--eval", script], { cwd: repoRoot }, (error) =>
+        resolve(error ? ((error as { code?: number }).code ?? null) : 0),
+      );
+    });
+    expect(exitCode).toBe(3);
+  }, 60_000);
 });

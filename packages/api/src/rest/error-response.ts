@@ -11,11 +11,19 @@ import {
 
 export type ErrorBody = { message: string; error?: string; errors?: FieldErrors; [extra: string]: unknown };
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+/** What the REST layer answers, before any server writes it: no stream, no copies. */
+export type RestResult = {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
+};
+
+export function jsonResult(status: number, body: unknown, headers: Record<string, string> = {}): RestResult {
+  return {
     status,
-    headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
-  });
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 export function domainErrorBody(code: DomainErrorCode, message?: string, details?: Record<string, unknown>) {

@@ -5,9 +5,11 @@ import { resolveCredential } from "../auth/caller";
 import { type Context, createContext } from "../context";
 import type { RateLimiter } from "../rate-limit";
 import { appRouter, createCaller } from "../root";
-import { domainErrorBody, errorToResponse, jsonResponse, validationBody } from "./error-response";
+import { domainErrorBody, errorToResponse, jsonResult, type RestResult, validationBody } from "./error-response";
 import { getOpenApiDocument } from "./openapi";
 import { allowedMethods, matchRoute, type RestRoute, restRoutes } from "./routes";
+
+export type { RestResult } from "./error-response";
 
 export type RestHandlerOptions = {
   db: Database;
@@ -23,18 +25,24 @@ export type RestRequestInfo = {
   clientAddress?: string;
 };
 
-export type RestHandler = (request: Request, info?: RestRequestInfo) => Promise<Response>;
+export type RestHandler = (request: Request, info?: RestRequestInfo) => Promise<RestResult>;
 
 type RequestState = { context: Context; error: unknown };
 
 const routeByProcedure = new Map(restRoutes.map((route) => [route.procedure, route]));
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** A REST result as a fetch `Response` (Next route handlers, tests). */
+export function toResponse(result: RestResult): Response {
+  return new Response(result.body as BodyInit | null, { status: result.status, headers: result.headers });
+}
+
 /**
- * The whole REST API as one function from a fetch `Request` to a `Response`: Next's catch-all route handler and
- * the custom server both call it. JSON endpoints go through trpc-to-openapi's node handler (built once); plain
- * endpoints (CSS, files) call the same procedures through createCaller. Either way the contract's error bodies,
- * success statuses and rate-limit headers are applied here, once.
+ * The whole REST API as one function from a fetch `Request` to a result that any server can write: Next's
+ * catch-all route handler (as a Response) and the custom server (straight to the socket). JSON endpoints go
+ * through trpc-to-openapi's node handler (built once); plain endpoints (CSS, files) call the same procedures
+ * through createCaller. Either way the contract's error bodies, success statuses and rate-limit headers are
+ * applied here, once.
  */
 export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const states = new WeakMap<object, RequestState>();
@@ -66,7 +74,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const url = new URL(request.url);
     const path = url.pathname.replace(/^\/api(?=\/|$)/, "") || "/";
     if (request.method === "GET" && path === "/openapi.json") {
-      return jsonResponse(200, getOpenApiDocument(options.baseUrl), { "Cache-Control": "public, max-age=300" });
+      return jsonResult(200, getOpenApiDocument(options.baseUrl), { "cache-control": "public, max-age=300" });
     }
 
     const credential = await resolveCredential(options.db, request.headers.get("authorization"));
@@ -74,13 +82,13 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       credential.status === "valid" ? `key:${credential.caller.keyId}` : `ip:${clientAddress(request, info, options)}`;
     const decision = await options.rateLimiter.consume(limitKey);
     const limitHeaders: Record<string, string> = {
-      "X-RateLimit-Limit": String(decision.limit),
-      "X-RateLimit-Remaining": String(decision.remaining),
+      "x-ratelimit-limit": String(decision.limit),
+      "x-ratelimit-remaining": String(decision.remaining),
     };
     if (!decision.allowed) {
-      return jsonResponse(429, domainErrorBody("rate_limited"), {
+      return jsonResult(429, domainErrorBody("rate_limited"), {
         ...limitHeaders,
-        "Retry-After": String(decision.retryAfterSeconds),
+        "retry-after": String(decision.retryAfterSeconds),
       });
     }
 
@@ -88,25 +96,25 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     // HEAD is GET without the body.
     const method = request.method === "HEAD" ? "GET" : request.method;
     const matched = matchRoute(method, path);
-    let response: Response;
+    let result: RestResult;
     if (!matched) {
       const allowed = allowedMethods(path);
-      response =
+      result =
         allowed.length > 0
-          ? jsonResponse(405, domainErrorBody("method_not_allowed"), { Allow: allowed.join(", ") })
-          : jsonResponse(404, domainErrorBody("not_found", "No such API endpoint."));
+          ? jsonResult(405, domainErrorBody("method_not_allowed"), { allow: allowed.join(", ") })
+          : jsonResult(404, domainErrorBody("not_found", "No such API endpoint."));
     } else if (matched.route.kind === "plain") {
-      response = await callPlainRoute(
+      result = await callPlainRoute(
         matched.route,
         { ...Object.fromEntries(url.searchParams), ...matched.params },
         context,
       );
     } else {
-      response = await callJsonRoute(request, method, url, path, context);
+      result = await callJsonRoute(request, method, url, path, context);
     }
-    if (request.method === "HEAD") response = new Response(null, { status: response.status, headers: response.headers });
-    for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
-    return response;
+    Object.assign(result.headers, limitHeaders);
+    if (request.method === "HEAD") result.body = null;
+    return result;
   };
 
   async function callJsonRoute(
@@ -115,26 +123,26 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     url: URL,
     path: string,
     context: Context,
-  ): Promise<Response> {
+  ): Promise<RestResult> {
     let body: unknown;
     const takesBody = method !== "GET";
     if (takesBody && request.body !== null) {
       const contentType = request.headers.get("content-type") ?? "";
       const text = await request.text();
-      if (Buffer.byteLength(text) > maxBodyBytes) return jsonResponse(413, domainErrorBody("payload_too_large"));
+      if (Buffer.byteLength(text) > maxBodyBytes) return jsonResult(413, domainErrorBody("payload_too_large"));
       if (text.trim() === "") body = undefined;
       else if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
-        return jsonResponse(415, domainErrorBody("unsupported_media_type"));
+        return jsonResult(415, domainErrorBody("unsupported_media_type"));
       } else {
         try {
           body = JSON.parse(text);
         } catch {
-          return jsonResponse(422, validationBody({ body: ["The body is not valid JSON."] }));
+          return jsonResult(422, validationBody({ body: ["The body is not valid JSON."] }));
         }
       }
     }
     const innerUrl = `${url.origin}${path}${url.search}`;
-    // trpc-to-openapi reads `url` and `body` from the request; everything else comes from the original.
+    // trpc-to-openapi reads `url`, `method` and `body` from the request; everything else comes from the original.
     const proxy = new Proxy(request, {
       get(target, property) {
         if (property === "url") return innerUrl;
@@ -147,30 +155,23 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     });
     const state: RequestState = { context, error: undefined };
     states.set(proxy, state);
-    const response = await new Promise<Response>((resolve) => {
-      let statusCode = 200;
-      const headers = new Headers();
+    const result = await new Promise<RestResult>((resolve) => {
+      const headers: Record<string, string> = {};
       const res = {
+        statusCode: 200,
         setHeader(name: string, value: string | string[]) {
-          if (typeof value === "string") headers.set(name, value);
-          else for (const item of value) headers.append(name, item);
-        },
-        get statusCode() {
-          return statusCode;
-        },
-        set statusCode(code: number) {
-          statusCode = code;
+          headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
         },
         end(payload?: string) {
-          const empty = statusCode === 204 || statusCode === 304;
-          resolve(new Response(empty ? null : payload, { status: statusCode, headers }));
+          const empty = res.statusCode === 204 || res.statusCode === 304;
+          resolve({ status: res.statusCode, headers, body: empty ? null : (payload ?? null) });
         },
       };
       void openApiHandler(proxy as never, res as never);
     });
-    if (response.status < 400) return response;
+    if (result.status < 400) return result;
     const mapped = errorToResponse(state.error ?? new TRPCError({ code: "INTERNAL_SERVER_ERROR" }));
-    return jsonResponse(mapped.status, mapped.body);
+    return jsonResult(mapped.status, mapped.body);
   }
 }
 
@@ -181,7 +182,7 @@ function jsonHeaders(headers: Headers): Headers {
   return copy;
 }
 
-async function callPlainRoute(route: RestRoute, input: Record<string, string>, context: Context): Promise<Response> {
+async function callPlainRoute(route: RestRoute, input: Record<string, string>, context: Context): Promise<RestResult> {
   const procedures = createCaller(context) as unknown as Record<
     string,
     Record<string, (input: unknown) => Promise<unknown>>
@@ -190,15 +191,16 @@ async function callPlainRoute(route: RestRoute, input: Record<string, string>, c
   try {
     const procedure = procedures[group]?.[name];
     if (!procedure) throw new Error(`No procedure ${route.procedure}`);
-    const result = await procedure(input);
-    const body = typeof result === "string" || result instanceof Uint8Array ? result : JSON.stringify(result);
-    return new Response(body as BodyInit, {
-      status: route.meta.successStatus ?? 200,
-      headers: { "Content-Type": route.meta.rest?.contentType ?? "application/octet-stream", ...context.res.headers },
-    });
+    const output = await procedure(input);
+    const body = typeof output === "string" || output instanceof Uint8Array ? output : JSON.stringify(output);
+    const headers: Record<string, string> = {
+      "content-type": route.meta.rest?.contentType ?? "application/octet-stream",
+    };
+    for (const [header, value] of Object.entries(context.res.headers)) headers[header.toLowerCase()] = value;
+    return { status: route.meta.successStatus ?? 200, headers, body };
   } catch (error) {
     const mapped = errorToResponse(error);
-    return jsonResponse(mapped.status, mapped.body);
+    return jsonResult(mapped.status, mapped.body);
   }
 }
 

@@ -1,3 +1,10 @@
-export { createRestHandler, type RestHandler, type RestHandlerOptions, type RestRequestInfo } from "./handler";
+export {
+  createRestHandler,
+  type RestHandler,
+  type RestHandlerOptions,
+  type RestRequestInfo,
+  type RestResult,
+  toResponse,
+} from "./handler";
 export { getOpenApiDocument } from "./openapi";
 export { type RestRoute, restRoutes } from "./routes";

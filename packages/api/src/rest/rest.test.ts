@@ -57,7 +57,9 @@ describe("GET /api/openapi.json", () => {
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
       expect(Object.keys(operation.responses)).toContain(String(route.meta.successStatus ?? 200));
       if (route.meta.ability !== "public") {
-        expect(operation.responses["401"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+        expect(operation.responses["401"].content["application/json"].schema).toEqual({
+          $ref: "#/components/schemas/ErrorBody",
+        });
         expect(operation.security).toEqual([{ account_api_key: [] }]);
       }
     }

@@ -91,33 +91,46 @@ describe("security matrix", () => {
     expect(routes.length).toBeGreaterThanOrEqual(7);
     for (const route of restRoutes) {
       expect(route.meta.ability, `${name(route)} declares its ability`).toBeDefined();
-      if (route.params.includes("product")) expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
+      if (route.params.includes("product"))
+        expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
     }
   });
 
-  it.each(routes.map((route) => [name(route), route] as const))("%s without a key: 401 missing_api_key", async (_, route) => {
-    const response = await send(route, null);
-    expect(response.status).toBe(401);
-    expect(response.body).toEqual({ message: expect.any(String), error: "missing_api_key" });
-  });
+  it.each(routes.map((route) => [name(route), route] as const))(
+    "%s without a key: 401 missing_api_key",
+    async (_, route) => {
+      const response = await send(route, null);
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ message: expect.any(String), error: "missing_api_key" });
+    },
+  );
 
-  it.each(routes.map((route) => [name(route), route] as const))("%s with an unknown key: 401 invalid_api_key", async (_, route) => {
-    const response = await send(route, "shelf_NotARealKeyAtAll000000000000000");
-    expect(response.status).toBe(401);
-    expect(response.body.error).toBe("invalid_api_key");
-  });
+  it.each(routes.map((route) => [name(route), route] as const))(
+    "%s with an unknown key: 401 invalid_api_key",
+    async (_, route) => {
+      const response = await send(route, "shelf_NotARealKeyAtAll000000000000000");
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_api_key");
+    },
+  );
 
-  it.each(routes.map((route) => [name(route), route] as const))("%s with a revoked key: 401 invalid_api_key", async (_, route) => {
-    const response = await send(route, fixture.keys.revoked);
-    expect(response.status).toBe(401);
-    expect(response.body.error).toBe("invalid_api_key");
-  });
+  it.each(routes.map((route) => [name(route), route] as const))(
+    "%s with a revoked key: 401 invalid_api_key",
+    async (_, route) => {
+      const response = await send(route, fixture.keys.revoked);
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_api_key");
+    },
+  );
 
-  it.each(routes.map((route) => [name(route), route] as const))("%s with an expired key: 401 invalid_api_key", async (_, route) => {
-    const response = await send(route, fixture.keys.expired);
-    expect(response.status).toBe(401);
-    expect(response.body.error).toBe("invalid_api_key");
-  });
+  it.each(routes.map((route) => [name(route), route] as const))(
+    "%s with an expired key: 401 invalid_api_key",
+    async (_, route) => {
+      const response = await send(route, fixture.keys.expired);
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_api_key");
+    },
+  );
 
   it.each(withAbility.map((route) => [name(route), route] as const))(
     "%s with a key lacking its ability: 403 missing_api_key_ability, before any lookup",
@@ -149,11 +162,14 @@ describe("security matrix", () => {
     },
   );
 
-  it.each(withProduct.map((route) => [name(route), route] as const))("%s for a missing product: 404", async (_, route) => {
-    const response = await send(route, fixture.keys.full, MISSING_PRODUCT);
-    expect(response.status).toBe(404);
-    expect(response.body.error).toBe("not_found");
-  });
+  it.each(withProduct.map((route) => [name(route), route] as const))(
+    "%s for a missing product: 404",
+    async (_, route) => {
+      const response = await send(route, fixture.keys.full, MISSING_PRODUCT);
+      expect(response.status).toBe(404);
+      expect(response.body.error).toBe("not_found");
+    },
+  );
 
   it.each(routes.map((route) => [name(route), route] as const))("%s with a full key: success", async (_, route) => {
     const response = await send(route, fixture.keys.full);

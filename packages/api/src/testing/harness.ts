@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import { resolveCredential } from "../auth/caller";
 import { createContext } from "../context";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
-import { createRestHandler } from "../rest/handler";
+import { createRestHandler, toResponse } from "../rest/handler";
 import { createCaller } from "../root";
 
 export const TEST_BASE_URL = "http://shelf.test";
@@ -29,12 +29,13 @@ export function createApiClient(db: Database, options: { rateLimiter?: RateLimit
       body = JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await handler(
+    const result = await handler(
       new Request(`${TEST_BASE_URL}${path}`, { method: init.method ?? "GET", headers, body }),
       {
         clientAddress: init.clientAddress ?? "203.0.113.7",
       },
     );
+    const response = toResponse(result);
     const text = await response.text();
     let json: unknown;
     try {

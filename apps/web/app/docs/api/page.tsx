@@ -41,7 +41,9 @@ function typeLabel(schema: Schema | undefined): string {
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
   const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? "object"];
   return types
-    .map((type) => (type === "array" ? `array<${typeLabel(schema.items)}>` : schema.format ? `${type} (${schema.format})` : type))
+    .map((type) =>
+      type === "array" ? `array<${typeLabel(schema.items)}>` : schema.format ? `${type} (${schema.format})` : type,
+    )
     .join(" | ");
 }
 
@@ -67,8 +69,8 @@ export default function ApiReference() {
     <article className="reference">
       <h1>API reference</h1>
       <p>
-        {document.info.description} Base URL: <code>{document.servers?.[0]?.url}</code>. The machine-readable
-        document is at <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI {document.openapi}).
+        {document.info.description} Base URL: <code>{document.servers?.[0]?.url}</code>. The machine-readable document
+        is at <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI {document.openapi}).
       </p>
       <section>
         <h2>Errors</h2>
@@ -76,9 +78,8 @@ export default function ApiReference() {
           Errors answer JSON <code>{"{message, error}"}</code>, where <code>error</code> is a code such as{" "}
           <code>missing_api_key</code>, <code>invalid_api_key</code>, <code>missing_api_key_ability</code> or{" "}
           <code>product_entitlement_required</code>. Validation failures answer 422{" "}
-          <code>{"{message, errors: {field: [messages]}}"}</code>. Every response carries{" "}
-          <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Remaining</code>; over the limit, 429 with{" "}
-          <code>Retry-After</code>.
+          <code>{"{message, errors: {field: [messages]}}"}</code>. Every response carries <code>X-RateLimit-Limit</code>{" "}
+          and <code>X-RateLimit-Remaining</code>; over the limit, 429 with <code>Retry-After</code>.
         </p>
       </section>
       {tags.map((tag) => (

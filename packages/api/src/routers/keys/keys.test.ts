@@ -102,7 +102,10 @@ describe("key slots", () => {
     await expect(createKey(db, account.id)).rejects.toMatchObject({ code: "api_key_limit_reached" });
     await revokeApiKey(db, account.id, keys[0]!.record.id);
     await createKey(db, account.id);
-    await db.update(schema.apiKeys).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(schema.apiKeys.id, keys[1]!.record.id));
+    await db
+      .update(schema.apiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1) })
+      .where(eq(schema.apiKeys.id, keys[1]!.record.id));
     await createKey(db, account.id);
   });
 
@@ -115,7 +118,9 @@ describe("key slots", () => {
     await db.update(schema.apiKeys).set({ lastUsedAt: new Date() }).where(eq(schema.apiKeys.id, first.record.id));
     const fourth = await createKey(db, account.id, { kind: "device", client: "cli" });
     const live = (await liveKeys(account.id, null)).map((key) => key.id).sort();
-    expect(live).toEqual([first.record.id, fourth.record.id, live.find((id) => id !== first.record.id && id !== fourth.record.id)].sort());
+    expect(live).toEqual(
+      [first.record.id, fourth.record.id, live.find((id) => id !== first.record.id && id !== fourth.record.id)].sort(),
+    );
     expect(live).not.toContain(second.record.id);
     await expect(createKey(db, account.id, { kind: "device", client: "tablet" })).rejects.toMatchObject({
       code: "api_key_limit_reached",
@@ -150,7 +155,10 @@ describe("key use", () => {
 
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
     const soon = new Date(Date.now() + 86_400_000);
-    await db.update(schema.apiKeys).set({ lastUsedAt: twoHoursAgo, expiresAt: soon }).where(eq(schema.apiKeys.id, record.id));
+    await db
+      .update(schema.apiKeys)
+      .set({ lastUsedAt: twoHoursAgo, expiresAt: soon })
+      .where(eq(schema.apiKeys.id, record.id));
     await request("/api/library", { key });
     const extended = await read();
     expect(extended.lastUsedAt!.getTime()).toBeGreaterThan(twoHoursAgo.getTime());
@@ -162,8 +170,12 @@ describe("key use", () => {
     const account = await createAccount(db);
     const { key } = await createKey(db, account.id);
     expect((await request(`/api/library?api_key=${key}`)).body.error).toBe("missing_api_key");
-    expect((await request("/api/library", { headers: { authorization: `Basic ${key}` } })).body.error).toBe("invalid_api_key");
+    expect((await request("/api/library", { headers: { authorization: `Basic ${key}` } })).body.error).toBe(
+      "invalid_api_key",
+    );
     expect((await request("/api/library", { headers: { authorization: `bearer   ${key}` } })).status).toBe(200);
-    expect((await request("/api/library", { headers: { cookie: `api_key=${key}` } })).body.error).toBe("missing_api_key");
+    expect((await request("/api/library", { headers: { cookie: `api_key=${key}` } })).body.error).toBe(
+      "missing_api_key",
+    );
   });
 });

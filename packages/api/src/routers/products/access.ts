@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { perDatabase } from "../../prepared";
 
 const { entitlements, products } = schema;
 
@@ -35,12 +36,7 @@ export type ProductAccess = {
   entitlement: EntitlementGrant | null;
 };
 
-/** The product and this account's best live entitlement to it, in one query; null when no such product. */
-export async function findProductAccess(
-  db: Database,
-  accountId: number,
-  productId: number,
-): Promise<ProductAccess | null> {
+const productAccessQuery = perDatabase((db) => {
   const best = db
     .select({
       id: entitlements.id,
@@ -49,11 +45,17 @@ export async function findProductAccess(
       updatesSupportedUntil: entitlements.updatesSupportedUntil,
     })
     .from(entitlements)
-    .where(and(eq(entitlements.accountId, accountId), eq(entitlements.productId, products.id), activeEntitlement()))
+    .where(
+      and(
+        eq(entitlements.accountId, sql.placeholder("accountId")),
+        eq(entitlements.productId, products.id),
+        activeEntitlement(),
+      ),
+    )
     .orderBy(...bestEntitlementFirst)
     .limit(1)
     .as("best");
-  const [row] = await db
+  return db
     .select({
       id: products.id,
       published: products.published,
@@ -65,7 +67,17 @@ export async function findProductAccess(
     })
     .from(products)
     .leftJoinLateral(best, sql`true`)
-    .where(eq(products.id, productId));
+    .where(eq(products.id, sql.placeholder("productId")))
+    .prepare("shelf_product_access");
+});
+
+/** The product and this account's best live entitlement to it, in one query; null when no such product. */
+export async function findProductAccess(
+  db: Database,
+  accountId: number,
+  productId: number,
+): Promise<ProductAccess | null> {
+  const [row] = await productAccessQuery(db).execute({ accountId, productId });
   if (!row) return null;
   return {
     id: row.id,
@@ -87,12 +99,11 @@ export async function findProductAccess(
  * The same rules as raw SQL over `entitlements e`, for correlated subqueries inside drizzle's relational queries
  * (which rewrite every column object in their SQL to the outer table's alias).
  */
-export const ACTIVE_ENTITLEMENT_E = sql.raw(
-  "e.revoked_at is null and (e.access_expires_at is null or e.access_expires_at > now())",
-);
-export const BEST_ENTITLEMENT_FIRST_E = sql.raw(
-  "e.access_expires_at is null desc, e.access_expires_at desc, e.updates_supported_until is null desc, e.updates_supported_until desc, e.id",
-);
+export const ACTIVE_ENTITLEMENT_E_SQL =
+  "e.revoked_at is null and (e.access_expires_at is null or e.access_expires_at > now())";
+export const BEST_ENTITLEMENT_FIRST_E_SQL =
+  "e.access_expires_at is null desc, e.access_expires_at desc, e.updates_supported_until is null desc, e.updates_supported_until desc, e.id";
+const ACTIVE_ENTITLEMENT_E = sql.raw(ACTIVE_ENTITLEMENT_E_SQL);
 
 /** Whether the account holds a live entitlement to the product whose id is `productId` (a column or value). */
 export function entitledSql(accountId: number, productId: unknown) {

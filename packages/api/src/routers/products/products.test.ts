@@ -1,5 +1,5 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createAccountWithKey,
@@ -71,7 +71,11 @@ describe("GET /api/products", () => {
     const { key } = await createAccountWithKey(db);
     const marker = `zz${Date.now()}`;
     const cheap = await createProduct(db, { name: `${marker} cheap`, unitPriceCents: 100, platforms: ["linux"] });
-    const dear = await createProduct(db, { name: `${marker} dear`, unitPriceCents: 900, platforms: ["macos", "linux"] });
+    const dear = await createProduct(db, {
+      name: `${marker} dear`,
+      unitPriceCents: 900,
+      platforms: ["macos", "linux"],
+    });
     const mac = await request(`/api/products?q=${marker}&platform=macos`, { key });
     expect(mac.body.products.map((product: { id: number }) => product.id)).toEqual([dear.id]);
     const sorted = await request(`/api/products?q=${marker}&sort=-price`, { key });
@@ -84,7 +88,14 @@ describe("GET /api/products", () => {
   it("rejects bad filters with 422 and field errors", async () => {
     const { db } = testDb;
     const { key } = await createAccountWithKey(db);
-    for (const query of ["category_id=abc", "category_id=", "tag_id=-1", "tag_id=1.5", "sort=sideways", "category_id=99999999999"]) {
+    for (const query of [
+      "category_id=abc",
+      "category_id=",
+      "tag_id=-1",
+      "tag_id=1.5",
+      "sort=sideways",
+      "category_id=99999999999",
+    ]) {
       const response = await request(`/api/products?${query}`, { key });
       expect(response.status, query).toBe(422);
       expect(response.body.message).toEqual(expect.any(String));
@@ -139,8 +150,18 @@ describe("GET /api/products/{product}/detail", () => {
     const response = await request(`/api/products/${product.id}/detail`, { key });
     expect(response.status).toBe(200);
     expect(ProductDetailApiData.strict().parse(response.body)).toBeTruthy();
-    expect(response.body.delivery.payload).toMatchObject({ binary_path: "bin/tool", executable_name: "tool", app_path: null });
-    expect(response.body).toMatchObject({ detail_html: "<p>Hi</p>", runtime: "node", gallery: [], videos: [], manual: null });
+    expect(response.body.delivery.payload).toMatchObject({
+      binary_path: "bin/tool",
+      executable_name: "tool",
+      app_path: null,
+    });
+    expect(response.body).toMatchObject({
+      detail_html: "<p>Hi</p>",
+      runtime: "node",
+      gallery: [],
+      videos: [],
+      manual: null,
+    });
   });
 });
 
@@ -150,11 +171,22 @@ describe("GET /api/products/{product}/releases", () => {
     const account = await createAccountWithKey(db);
     const bare = await createKey(db, account.account.id, { abilities: ["orders.read"] });
     const product = await createProduct(db);
-    await createRelease(db, product.id, { version: "1.0.0", releasedAt: new Date("2026-01-01T00:00:00Z"), notesEn: "First" });
-    await createRelease(db, product.id, { version: "1.1.0-beta", channel: "beta", releasedAt: new Date("2026-02-01T00:00:00Z") });
+    await createRelease(db, product.id, {
+      version: "1.0.0",
+      releasedAt: new Date("2026-01-01T00:00:00Z"),
+      notesEn: "First",
+    });
+    await createRelease(db, product.id, {
+      version: "1.1.0-beta",
+      channel: "beta",
+      releasedAt: new Date("2026-02-01T00:00:00Z"),
+    });
     const response = await request(`/api/products/${product.id}/releases`, { key: bare.key });
     expect(response.status).toBe(200);
-    expect(response.body.releases.map((release: { version: string }) => release.version)).toEqual(["1.1.0-beta", "1.0.0"]);
+    expect(response.body.releases.map((release: { version: string }) => release.version)).toEqual([
+      "1.1.0-beta",
+      "1.0.0",
+    ]);
     for (const release of response.body.releases) expect(ProductReleaseData.strict().parse(release)).toBeTruthy();
     expect(response.body.releases[1]).toMatchObject({ notes_en: "First", released_at: "2026-01-01T00:00:00.000Z" });
   });
@@ -175,7 +207,11 @@ describe("GET /api/products/{product}/updates", () => {
       artifactSize: 42,
       sourceRef: "v1.10.0",
     });
-    await createRelease(db, product.id, { version: "2.0.0", channel: "beta", releasedAt: new Date("2026-03-01T00:00:00Z") });
+    await createRelease(db, product.id, {
+      version: "2.0.0",
+      channel: "beta",
+      releasedAt: new Date("2026-03-01T00:00:00Z"),
+    });
 
     const older = await request(`/api/products/${product.id}/updates?version=1.9.5`, { key });
     expect(older.status).toBe(200);
@@ -206,7 +242,12 @@ describe("GET /api/products/{product}/updates", () => {
     const { account, key } = await createAccountWithKey(db);
     const product = await createProduct(db);
     await grantEntitlement(db, account.id, product.id, { updatesSupportedUntil: new Date("2026-01-15T00:00:00Z") });
-    await createRelease(db, product.id, { version: "2.0.0", artifactSha256: sha, artifactSize: 1, releasedAt: new Date("2026-02-01T00:00:00Z") });
+    await createRelease(db, product.id, {
+      version: "2.0.0",
+      artifactSha256: sha,
+      artifactSize: 1,
+      releasedAt: new Date("2026-02-01T00:00:00Z"),
+    });
     const response = await request(`/api/products/${product.id}/updates?version=1.0.0`, { key });
     expect(response.body.update).toMatchObject({ update_available: true, download_allowed: false });
   });

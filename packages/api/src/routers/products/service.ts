@@ -4,6 +4,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import semver from "semver";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
+import { perDatabase } from "../../prepared";
 import { entitledSql, type ProductAccess } from "./access";
 import { toDeliveryData, toProductApiData } from "./format";
 import type { ListProductsInput } from "./schemas";
@@ -118,14 +119,19 @@ export async function listReleases(db: Database, productId: number) {
   };
 }
 
-/** The newest stable release: what update checks, library bundles and install plans offer by default. */
-export async function latestStableRelease(db: Database, productId: number) {
-  const [release] = await db
+const latestStableReleaseQuery = perDatabase((db) =>
+  db
     .select()
     .from(releases)
-    .where(and(eq(releases.productId, productId), eq(releases.channel, "stable")))
+    .where(and(eq(releases.productId, sql.placeholder("productId")), eq(releases.channel, "stable")))
     .orderBy(desc(releases.releasedAt), desc(releases.id))
-    .limit(1);
+    .limit(1)
+    .prepare("shelf_latest_stable_release"),
+);
+
+/** The newest stable release: what update checks, library bundles and install plans offer by default. */
+export async function latestStableRelease(db: Database, productId: number) {
+  const [release] = await latestStableReleaseQuery(db).execute({ productId });
   return release ?? null;
 }
 
