@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import type { z } from "zod";
 
 /**
  * Every error the domain can raise, with the HTTP status and default message the edge answers with.
@@ -65,6 +66,22 @@ export class ValidationError extends Error {
     this.name = "ValidationError";
     this.errors = errors;
   }
+}
+
+/** Parses a service's input with its zod schema; failures become the contract's 422 field errors. */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
+  return parsed.data;
+}
+
+/** Whether a failed statement broke the named unique index (drizzle wraps the driver's error in `cause`). */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const { code, constraint_name } = current as Error & { code?: string; constraint_name?: string };
+    if (code === "23505") return constraint_name === constraint;
+  }
+  return false;
 }
 
 const trpcCodeForStatus: Record<number, TRPCError["code"]> = {

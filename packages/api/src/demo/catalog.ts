@@ -1,4 +1,5 @@
 import type { Delivery, DeliveryDependency, GrantType, Manual, ReleaseChannel } from "@shelf/db/schema";
+import { emptyPayload } from "../routers/products/format";
 
 /** The demo data set: plain data, so what the demo shows can be read (and changed) in one place. */
 
@@ -76,18 +77,7 @@ export type DemoProduct = {
   entitlement?: { grantType: GrantType; state?: "expired" | "window-over" };
 };
 
-const payload = (values: Partial<Delivery["payload"]>): Delivery["payload"] => ({
-  artifact: null,
-  root: null,
-  skill_manifest: null,
-  vsix_path: null,
-  extension_id: null,
-  app_path: null,
-  bundle_id: null,
-  binary_path: null,
-  executable_name: null,
-  ...values,
-});
+const payload = (values: Partial<Delivery["payload"]>): Delivery["payload"] => ({ ...emptyPayload, ...values });
 
 const dependency = (values: Partial<DeliveryDependency> & Pick<DeliveryDependency, "kind">): DeliveryDependency => ({
   name: null,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import type { Ability } from "../abilities";
+import { type Ability, accountAbilities } from "../abilities";
 import { createApiKey } from "../routers/keys/service";
 
 const unique = () => randomBytes(4).toString("hex");
@@ -80,18 +80,7 @@ export async function createKey(db: Database, accountId: number, options: KeyOpt
 export async function createAccountWithKey(db: Database, options: KeyOptions = {}) {
   const account = await createAccount(db);
   const { key, record } = await createKey(db, account.id, {
-    abilities: options.abilities ?? [
-      "products.read",
-      "orders.read",
-      "subscriptions.read",
-      "mcp.read",
-      "setup-progress.write",
-      "device.install",
-      "device.entitlements",
-      "device.activate",
-      "device.usage",
-      "support.report",
-    ],
+    abilities: options.abilities ?? [...accountAbilities],
     ...options,
   });
   return { account, key, record };

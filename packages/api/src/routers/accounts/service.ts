@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { eq, sql } from "drizzle-orm";
 import { hashPassword } from "../../auth/password";
-import { DomainError, fieldErrors, ValidationError } from "../../errors";
+import { DomainError, isUniqueViolation, parseInput } from "../../errors";
 import { type AccountRecord, CreateAccountInput } from "./schemas";
 
 const { accounts } = schema;
@@ -17,15 +17,6 @@ export function toAccountRecord(row: AccountRow): AccountRecord {
     has_password: row.passwordHash !== null,
     created_at: row.createdAt.toISOString(),
   };
-}
-
-/** Whether a failed statement broke the named unique index (drizzle wraps the driver's error in `cause`). */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const { code, constraint_name } = current as Error & { code?: string; constraint_name?: string };
-    if (code === "23505") return constraint_name === constraint;
-  }
-  return false;
 }
 
 /** Emails are unique whatever their case (the `accounts_email_lower_key` index); lookups ignore case too. */
@@ -44,9 +35,7 @@ export async function requireAccountByEmail(db: Database, email: string): Promis
 }
 
 export async function createAccount(db: Database, rawInput: CreateAccountInput): Promise<AccountRecord> {
-  const parsed = CreateAccountInput.safeParse(rawInput);
-  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
-  const { email, name, password } = parsed.data;
+  const { email, name, password } = parseInput(CreateAccountInput, rawInput);
   const passwordHash = password ? await hashPassword(password) : null;
   try {
     const [row] = await db

@@ -1,7 +1,7 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
-import { DomainError, fieldErrors, ValidationError } from "../../errors";
+import { DomainError, parseInput, ValidationError } from "../../errors";
 import { type EntitlementRecord, GrantEntitlementInput } from "./schemas";
 
 const { accounts, entitlements, products } = schema;
@@ -27,9 +27,7 @@ export function toEntitlementRecord(row: EntitlementRow): EntitlementRecord {
  * on arrival and is refused; an update window already over is allowed, as for a buyer of an old version.
  */
 export async function grantEntitlement(db: Database, rawInput: GrantEntitlementInput): Promise<EntitlementRecord> {
-  const parsed = GrantEntitlementInput.safeParse(rawInput);
-  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
-  const input = parsed.data;
+  const input = parseInput(GrantEntitlementInput, rawInput);
   const now = new Date();
   if (input.accessExpiresAt && input.accessExpiresAt <= now) {
     throw new ValidationError({ accessExpiresAt: ["must be in the future"] });

@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { defaultAbilities } from "../../abilities";
-import { DomainError, fieldErrors, ValidationError } from "../../errors";
+import { DomainError, parseInput, ValidationError } from "../../errors";
 import { type ApiKeyRecord, CreateKeyInput } from "./schemas";
 import { generateKeySecret, hashKeySecret, visiblePrefix } from "./secret";
 
@@ -48,9 +48,7 @@ export async function createApiKey(
   rawInput: CreateKeyInput,
   brand: string,
 ): Promise<{ key: string; record: ApiKeyRecord }> {
-  const parsed = CreateKeyInput.safeParse(rawInput);
-  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
-  const input = parsed.data;
+  const input = parseInput(CreateKeyInput, rawInput);
   const now = new Date();
   if (input.expiresAt && input.expiresAt <= now) throw new ValidationError({ expiresAt: ["must be in the future"] });
   const abilities = input.abilities ?? [...defaultAbilities[input.kind]];

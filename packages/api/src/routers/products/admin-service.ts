@@ -1,8 +1,7 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { z } from "zod";
-import { DomainError, fieldErrors, ValidationError } from "../../errors";
-import { isUniqueViolation } from "../accounts/service";
+import { DomainError, isUniqueViolation, parseInput } from "../../errors";
 
 const { products } = schema;
 
@@ -64,9 +63,7 @@ export function toProductRecord(row: ProductRow): ProductRecord {
 }
 
 export async function createProduct(db: Database, rawInput: CreateProductInput): Promise<ProductRecord> {
-  const parsed = CreateProductInput.safeParse(rawInput);
-  if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error.issues));
-  const input = parsed.data;
+  const input = parseInput(CreateProductInput, rawInput);
   try {
     const [row] = await db
       .insert(products)

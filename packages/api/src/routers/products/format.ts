@@ -38,7 +38,7 @@ export function toProductApiData(product: ProductWithTaxonomy, entitled: boolean
   };
 }
 
-const emptyPayload: ProductDeliveryData["payload"] = {
+export const emptyPayload: ProductDeliveryData["payload"] = {
   artifact: null,
   root: null,
   skill_manifest: null,
