@@ -39,12 +39,28 @@ function typeLabel(schema: Schema | undefined): string {
   const variants = schema.anyOf ?? schema.oneOf;
   if (variants) return variants.map(typeLabel).join(" | ");
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
+  if (schema.properties && !schema.type?.includes("array")) {
+    const fields = Object.entries(schema.properties).map(([name, field]) => `${name}: ${typeLabel(field)}`);
+    return `{${fields.join(", ")}}`;
+  }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? "object"];
   return types
     .map((type) =>
       type === "array" ? `array<${typeLabel(schema.items)}>` : schema.format ? `${type} (${schema.format})` : type,
     )
     .join(" | ");
+}
+
+/** Descriptions use Markdown's `code` spans; render just those. */
+function Prose({ text }: { text: string }) {
+  return (
+    <>
+      {text.split("`").map((part, index) =>
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
+        index % 2 === 1 ? <code key={index}>{part}</code> : <span key={index}>{part}</span>,
+      )}
+    </>
+  );
 }
 
 function accessLine(operation: Operation): string {
@@ -69,8 +85,8 @@ export default function ApiReference() {
     <article className="reference">
       <h1>API reference</h1>
       <p>
-        {document.info.description} Base URL: <code>{document.servers?.[0]?.url}</code>. The machine-readable document
-        is at <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI {document.openapi}).
+        <Prose text={document.info.description ?? ""} /> Base URL: <code>{document.servers?.[0]?.url}</code>. The
+        machine-readable document is at <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI {document.openapi}).
       </p>
       <section>
         <h2>Errors</h2>
@@ -93,7 +109,11 @@ export default function ApiReference() {
                   <span className={`method method-${method}`}>{method.toUpperCase()}</span> <code>/api{path}</code>
                 </h3>
                 <p className="summary">{operation.summary}</p>
-                {operation.description && <p>{operation.description}</p>}
+                {operation.description && (
+                  <p>
+                    <Prose text={operation.description} />
+                  </p>
+                )}
                 <p className="access">{accessLine(operation)}</p>
                 {operation.parameters && operation.parameters.length > 0 && (
                   <table>
@@ -124,7 +144,7 @@ export default function ApiReference() {
                     const content = Object.entries(response.content ?? {})[0];
                     return (
                       <li key={status}>
-                        <strong>{status}</strong> {response.description}
+                        <strong>{status}</strong> <Prose text={response.description ?? ""} />
                         {content && (
                           <>
                             {" "}
