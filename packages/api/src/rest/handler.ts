@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { TRPCError } from "@trpc/server";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
@@ -113,6 +114,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       result = await callJsonRoute(request, method, url, path, context);
     }
     Object.assign(result.headers, limitHeaders);
+    if (method === "GET" && result.status === 200 && result.body !== null) {
+      revalidate(result, request.headers.get("if-none-match"));
+    }
     if (request.method === "HEAD") result.body = null;
     return result;
   };
@@ -172,6 +176,23 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     if (result.status < 400) return result;
     const mapped = errorToResponse(state.error ?? new TRPCError({ code: "INTERNAL_SERVER_ERROR" }));
     return jsonResult(mapped.status, mapped.body);
+  }
+}
+
+/**
+ * Devices fetch the library and update checks on every launch: a weak ETag of the body lets them revalidate, and an
+ * unchanged answer goes back as 304 without its body. `private, no-cache` keeps shared caches out of it.
+ */
+function revalidate(result: RestResult, ifNoneMatch: string | null): void {
+  const etag = `W/"${createHash("sha1")
+    .update(result.body as string | Uint8Array)
+    .digest("base64url")}"`;
+  result.headers.etag = etag;
+  result.headers["cache-control"] ??= "private, no-cache";
+  const presented = ifNoneMatch?.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
+  if (presented?.includes(etag.slice(2)) || ifNoneMatch?.trim() === "*") {
+    result.status = 304;
+    result.body = null;
   }
 }
 

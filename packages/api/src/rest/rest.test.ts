@@ -39,6 +39,20 @@ describe("REST edge", () => {
     expect((await request("/api/library", { method: "HEAD" })).status).toBe(401);
   });
 
+  it("revalidates GETs with a weak ETag and answers an unchanged body with 304", async () => {
+    const { key } = await createAccountWithKey(testDb.db);
+    const first = await request("/api/library", { key });
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    const unchanged = await request("/api/library", { key, headers: { "if-none-match": etag as string } });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe("");
+    const stale = await request("/api/library", { key, headers: { "if-none-match": 'W/"stale"' } });
+    expect(stale.status).toBe(200);
+    expect(stale.headers.get("etag")).toBe(etag);
+  });
+
   it("sets rate-limit headers on every answer", async () => {
     const response = await request("/api/library");
     expect(response.headers.get("x-ratelimit-limit")).toBe("1000000");
