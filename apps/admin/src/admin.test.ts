@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultAbilities, verifyPassword } from "@shelf/api";
+import { countDemoRows } from "@shelf/api/demo";
 import { callerFor, createAccount, createKey, createProduct } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
@@ -244,31 +245,12 @@ describe("product:create and entitlement:grant", () => {
   });
 });
 
-const seededTables = [
-  schema.accounts,
-  schema.products,
-  schema.categories,
-  schema.tags,
-  schema.productCategories,
-  schema.productTags,
-  schema.productSetupOutputs,
-  schema.productInstallAssets,
-  schema.releases,
-  schema.entitlements,
-  schema.mcpServers,
-  schema.mcpTools,
-];
-
-async function tableCounts() {
-  return Promise.all(seededTables.map((table) => testDb.db.$count(table)));
-}
-
 describe("demo", () => {
   it("seeds the demo data set idempotently and prints a working key, revoking the previous one", async () => {
     const first = await adminJson("demo");
-    const countsAfterFirst = await tableCounts();
+    const countsAfterFirst = await countDemoRows(testDb.db);
     const second = await adminJson("demo");
-    expect(await tableCounts()).toEqual(countsAfterFirst);
+    expect(await countDemoRows(testDb.db)).toEqual(countsAfterFirst);
 
     expect(second.account_id).toBe(first.account_id);
     expect(second.product_ids).toEqual(first.product_ids);

@@ -4,7 +4,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerFor, createProduct } from "../testing";
 import { DEMO_KEY_NAME, demoProducts } from "./catalog";
-import { seedDemo } from "./seed";
+import { countDemoRows, seedDemo } from "./seed";
 
 let testDb: TestDatabase;
 
@@ -13,21 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => testDb.drop());
 
-const tables = [
-  schema.accounts,
-  schema.products,
-  schema.categories,
-  schema.tags,
-  schema.productCategories,
-  schema.productTags,
-  schema.productSetupOutputs,
-  schema.productInstallAssets,
-  schema.releases,
-  schema.entitlements,
-  schema.mcpServers,
-  schema.mcpTools,
-];
-const counts = () => Promise.all(tables.map((table) => testDb.db.$count(table)));
+const counts = () => countDemoRows(testDb.db);
 
 describe("seedDemo", () => {
   it("creates nothing twice when seeders run at the same time, and keeps the demo key slots free", async () => {

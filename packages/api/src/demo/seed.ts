@@ -34,6 +34,27 @@ const {
 
 type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
+/** Every table the demo data set writes to (besides api_keys): running the seed again must leave their counts alone. */
+export const demoTables = [
+  schema.accounts,
+  products,
+  categories,
+  tags,
+  productCategories,
+  productTags,
+  productSetupOutputs,
+  productInstallAssets,
+  releases,
+  entitlements,
+  mcpServers,
+  mcpTools,
+];
+
+/** Row counts of the demo tables, in `demoTables` order. */
+export function countDemoRows(db: Database): Promise<number[]> {
+  return Promise.all(demoTables.map((table) => db.$count(table)));
+}
+
 export type DemoSeedResult = {
   accountId: number;
   /** The fresh demo key, in plain text: shown once. */
