@@ -1,26 +1,21 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { perDatabase } from "../../prepared";
 
 const { entitlements, products } = schema;
 
-/** An entitlement grants access while it is not revoked and its access has not expired. */
-export function activeEntitlement(now: Date | ReturnType<typeof sql> = sql`now()`) {
-  return and(
-    isNull(entitlements.revokedAt),
-    or(isNull(entitlements.accessExpiresAt), gt(entitlements.accessExpiresAt, now)),
-  );
-}
-
-/** Among several live entitlements to one product, the one that lasts longest wins. */
-export const bestEntitlementFirst = [
-  sql`${entitlements.accessExpiresAt} is null desc`,
-  desc(entitlements.accessExpiresAt),
-  sql`${entitlements.updatesSupportedUntil} is null desc`,
-  desc(entitlements.updatesSupportedUntil),
-  entitlements.id,
-];
+/**
+ * An entitlement grants access while it is not revoked and its access has not expired; among several live ones to
+ * one product, the one that lasts longest wins. Raw SQL over `entitlements e`, so that the same text serves drizzle
+ * queries (through an alias) and hand-written ones alike.
+ */
+export const ACTIVE_ENTITLEMENT_E_SQL =
+  "e.revoked_at is null and (e.access_expires_at is null or e.access_expires_at > now())";
+export const BEST_ENTITLEMENT_FIRST_E_SQL =
+  "e.access_expires_at is null desc, e.access_expires_at desc, e.updates_supported_until is null desc, e.updates_supported_until desc, e.id";
+const ACTIVE_ENTITLEMENT_E = sql.raw(ACTIVE_ENTITLEMENT_E_SQL);
 
 export type EntitlementGrant = {
   id: number;
@@ -37,22 +32,17 @@ export type ProductAccess = {
 };
 
 const productAccessQuery = perDatabase((db) => {
+  const e = alias(entitlements, "e");
   const best = db
     .select({
-      id: entitlements.id,
-      grantType: entitlements.grantType,
-      accessExpiresAt: entitlements.accessExpiresAt,
-      updatesSupportedUntil: entitlements.updatesSupportedUntil,
+      id: e.id,
+      grantType: e.grantType,
+      accessExpiresAt: e.accessExpiresAt,
+      updatesSupportedUntil: e.updatesSupportedUntil,
     })
-    .from(entitlements)
-    .where(
-      and(
-        eq(entitlements.accountId, sql.placeholder("accountId")),
-        eq(entitlements.productId, products.id),
-        activeEntitlement(),
-      ),
-    )
-    .orderBy(...bestEntitlementFirst)
+    .from(e)
+    .where(and(eq(e.accountId, sql.placeholder("accountId")), eq(e.productId, products.id), ACTIVE_ENTITLEMENT_E))
+    .orderBy(sql.raw(BEST_ENTITLEMENT_FIRST_E_SQL))
     .limit(1)
     .as("best");
   return db
@@ -94,16 +84,6 @@ export async function findProductAccess(
           },
   };
 }
-
-/**
- * The same rules as raw SQL over `entitlements e`, for correlated subqueries inside drizzle's relational queries
- * (which rewrite every column object in their SQL to the outer table's alias).
- */
-export const ACTIVE_ENTITLEMENT_E_SQL =
-  "e.revoked_at is null and (e.access_expires_at is null or e.access_expires_at > now())";
-export const BEST_ENTITLEMENT_FIRST_E_SQL =
-  "e.access_expires_at is null desc, e.access_expires_at desc, e.updates_supported_until is null desc, e.updates_supported_until desc, e.id";
-const ACTIVE_ENTITLEMENT_E = sql.raw(ACTIVE_ENTITLEMENT_E_SQL);
 
 /** Whether the account holds a live entitlement to the product whose id is `productId` (a column or value). */
 export function entitledSql(accountId: number, productId: unknown) {

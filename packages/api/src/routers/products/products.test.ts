@@ -165,6 +165,33 @@ describe("GET /api/products/{product}/detail", () => {
   });
 });
 
+describe("entitlement rules", () => {
+  it("does not count revoked or expired entitlements, and prefers the one that lasts longest", async () => {
+    const { db } = testDb;
+    const { account, key } = await createAccountWithKey(db);
+    const product = await createProduct(db);
+    await grantEntitlement(db, account.id, product.id, { revokedAt: new Date() });
+    await grantEntitlement(db, account.id, product.id, { accessExpiresAt: new Date(Date.now() - 1000) });
+    const denied = await request(`/api/products/${product.id}/detail`, { key });
+    expect(denied.body.error).toBe("product_entitlement_required");
+    await createRelease(db, product.id, {
+      version: "2.0.0",
+      artifactSha256: sha,
+      artifactSize: 1,
+      releasedAt: new Date("2026-06-01T00:00:00Z"),
+    });
+    await grantEntitlement(db, account.id, product.id, { updatesSupportedUntil: new Date("2026-01-01T00:00:00Z") });
+    await grantEntitlement(db, account.id, product.id, {
+      accessExpiresAt: new Date(Date.now() + 86_400_000),
+      updatesSupportedUntil: new Date("2027-01-01T00:00:00Z"),
+    });
+    // The entitlement without an access expiry wins, and its update window has ended before 2.0.0.
+    const update = await request(`/api/products/${product.id}/updates?version=1.0.0`, { key });
+    expect(update.status).toBe(200);
+    expect(update.body.update.download_allowed).toBe(false);
+  });
+});
+
 describe("GET /api/products/{product}/releases", () => {
   it("lists every channel's releases, newest first, to any valid key", async () => {
     const { db } = testDb;
