@@ -6,6 +6,7 @@ import type { z } from "zod";
  * The `error` field of the contract's body is the code itself.
  */
 export const domainErrors = {
+  malformed_request: { status: 400, message: "The request is malformed." },
   missing_api_key: { status: 401, message: "An API key is required: send it as Authorization: Bearer <key>." },
   invalid_api_key: { status: 401, message: "The API key is unknown, revoked or expired." },
   missing_api_key_ability: { status: 403, message: "The API key lacks the ability this endpoint needs." },

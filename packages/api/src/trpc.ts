@@ -77,7 +77,11 @@ export const accountProcedure = base.use(({ ctx, meta, next }) => {
 });
 
 /** Path parameters are integers (contract section 4); anything else is a validation failure. */
-export const IdParam = z.number().int().min(1).max(2_147_483_647);
+export const IdParam = z
+  .number({ error: "must be an integer" })
+  .int({ error: "must be an integer" })
+  .min(1, { error: "must be at least 1" })
+  .max(2_147_483_647, { error: "must be at most 2147483647" });
 
 export const productProcedure = accountProcedure
   .input(z.object({ product: IdParam }))

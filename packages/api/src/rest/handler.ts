@@ -70,10 +70,14 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return { status: route?.meta.successStatus ?? 200, headers: { ...ctx.res.headers } };
     },
   } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
+  const integerParams = integerParameters(getOpenApiDocument(options.baseUrl));
 
   return async function handleRest(request, info = {}) {
     const url = new URL(request.url);
     const path = url.pathname.replace(/^\/api(?=\/|$)/, "") || "/";
+    if (!isWellEncoded(url)) {
+      return jsonResult(400, domainErrorBody("malformed_request", "The URL has malformed percent-encoding."));
+    }
     if (request.method === "GET" && path === "/openapi.json") {
       return jsonResult(200, getOpenApiDocument(options.baseUrl), { "cache-control": "public, max-age=300" });
     }
@@ -111,7 +115,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         context,
       );
     } else {
-      result = await callJsonRoute(request, method, url, path, context);
+      const checkedPath = rejectNonIntegers(integerParams.get(matched.route), matched.route, path, url.searchParams);
+      result = await callJsonRoute(request, method, url, checkedPath, context);
     }
     Object.assign(result.headers, limitHeaders);
     if (method === "GET" && result.status === 200 && result.body !== null) {
@@ -222,6 +227,64 @@ async function callPlainRoute(route: RestRoute, input: Record<string, string>, c
   } catch (error) {
     const mapped = errorToResponse(error);
     return jsonResult(mapped.status, mapped.body);
+  }
+}
+
+type OpenApiParameter = { in: string; name: string; schema?: { type?: string } };
+
+/**
+ * Integer parameters (path and query) of every JSON route, read from the OpenAPI document. trpc-to-openapi coerces
+ * them with `Number()`, which would take `1e3`, `0x10` or `1.0`: they are checked as plain integers first.
+ */
+function integerParameters(document: ReturnType<typeof getOpenApiDocument>): Map<RestRoute, OpenApiParameter[]> {
+  const byRoute = new Map<RestRoute, OpenApiParameter[]>();
+  for (const route of restRoutes) {
+    const item = document.paths?.[route.path] as Record<string, { parameters?: OpenApiParameter[] }> | undefined;
+    const parameters = item?.[route.method.toLowerCase()]?.parameters ?? [];
+    byRoute.set(
+      route,
+      parameters.filter((parameter) => parameter.schema?.type === "integer"),
+    );
+  }
+  return byRoute;
+}
+
+/**
+ * Replaces integer parameters that are not plain integers with `NaN`, which the procedure's schema then refuses
+ * with a 422 in its normal place: after the key and its ability are checked.
+ */
+function rejectNonIntegers(
+  parameters: OpenApiParameter[] | undefined,
+  route: RestRoute,
+  path: string,
+  query: URLSearchParams,
+): string {
+  let checkedPath = path;
+  for (const parameter of parameters ?? []) {
+    if (parameter.in === "query") {
+      const values = query.getAll(parameter.name);
+      if (values.some((value) => !PLAIN_INTEGER.test(value))) query.set(parameter.name, "NaN");
+    } else if (parameter.in === "path") {
+      const index = route.path.split("/").indexOf(`{${parameter.name}}`);
+      const segments = checkedPath.split("/");
+      if (index > 0 && !PLAIN_INTEGER.test(decodeURIComponent(segments[index] ?? ""))) {
+        segments[index] = "NaN";
+        checkedPath = segments.join("/");
+      }
+    }
+  }
+  return checkedPath;
+}
+
+const PLAIN_INTEGER = /^-?\d+$/;
+
+function isWellEncoded(url: URL): boolean {
+  try {
+    decodeURIComponent(url.pathname);
+    decodeURIComponent(url.search.replace(/\+/g, " "));
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -31,6 +31,25 @@ describe("REST edge", () => {
     expect(response.body.error).toBe("method_not_allowed");
   });
 
+  it("takes only plain integers for integer parameters, and answers malformed URLs with 400", async () => {
+    const { key } = await createAccountWithKey(testDb.db);
+    for (const path of ["/api/products/1e3", "/api/products/0x10", "/api/products/1.0", "/api/products/%20"]) {
+      const response = await request(path, { key });
+      expect(response.status, path).toBe(422);
+      expect(response.body.errors.product, path).toEqual(["must be an integer"]);
+    }
+    const query = await request("/api/products?category_id=1e3&tag_id=7", { key });
+    expect(query.status).toBe(422);
+    expect(query.body.errors).toEqual({ category_id: ["must be an integer"] });
+    expect((await request("/api/products/-1", { key })).body.errors).toEqual({ product: ["must be at least 1"] });
+    expect((await request("/api/products/1e3")).status).toBe(401);
+    for (const path of ["/api/products/%E0%A4%A", "/api/library?x=%"]) {
+      const response = await request(path, { key });
+      expect(response.status, path).toBe(400);
+      expect(response.body.error).toBe("malformed_request");
+    }
+  });
+
   it("answers HEAD like GET, without a body", async () => {
     const { key } = await createAccountWithKey(testDb.db);
     const response = await request("/api/library", { method: "HEAD", key });
