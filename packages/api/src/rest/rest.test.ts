@@ -1,3 +1,4 @@
+import { validate } from "@readme/openapi-parser";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey, createApiClient } from "../testing";
@@ -102,5 +103,10 @@ describe("GET /api/openapi.json", () => {
     expect(document.paths["/product-content.css"].get.responses["200"].content).toHaveProperty("text/css");
     expect(document.components.schemas.LibraryApiData).toBeDefined();
     expect(Object.keys(document.components.schemas).filter((name) => name.startsWith("error."))).toEqual([]);
+  });
+
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const document = (await request("/api/openapi.json")).body;
+    expect(await validate(document)).toEqual({ valid: true, warnings: [], specification: "OpenAPI" });
   });
 });
