@@ -15,7 +15,6 @@ import { getRestHandler, waitForRateLimitStore } from "./src/rest";
 const NEXT_API_PREFIXES: string[] = [];
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const dev = process.env.NODE_ENV !== "production";
 
 async function main() {
   const env = readWebEnv();
@@ -29,7 +28,7 @@ async function main() {
     await seeding.close();
   }
 
-  const app = next({ dev, dir });
+  const app = next({ dev: env.NODE_ENV !== "production", dir });
   await app.prepare();
   const handleNext = app.getRequestHandler();
   // The REST handler needs the public base URL, known once the port is (PORT=0 picks a free one).

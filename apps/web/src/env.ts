@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 const WebEnv = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   /** Seed the demo data set and print a demo key at start. */

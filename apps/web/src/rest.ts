@@ -1,6 +1,7 @@
 import { createRateLimiter, type RateLimiter, readApiEnv } from "@shelf/api";
 import { createRestHandler, type RestHandler } from "@shelf/api/rest";
 import { createDb } from "@shelf/db";
+import { readDbEnv } from "@shelf/db/env";
 import { readWebEnv } from "./env";
 
 const GLOBAL_KEY = Symbol.for("shelf.rest-handler");
@@ -16,7 +17,7 @@ export function getRestHandler(): RestHandler {
   if (!rest) {
     const apiEnv = readApiEnv();
     const webEnv = readWebEnv();
-    const url = process.env.DATABASE_URL;
+    const url = readDbEnv().DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set: start the app through server.ts, which resolves the database.");
     const { db } = createDb(url, { max: 10 });
     const rateLimiter = createRateLimiter({

@@ -73,6 +73,16 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const integerParams = integerParameters(getOpenApiDocument(options.baseUrl));
 
   return async function handleRest(request, info = {}) {
+    try {
+      return await dispatch(request, info);
+    } catch (error) {
+      // The database or the rate-limit store failed outside any procedure: still the contract's JSON.
+      console.error("REST request failed", error);
+      return jsonResult(500, domainErrorBody("internal_error"));
+    }
+  };
+
+  async function dispatch(request: Request, info: RestRequestInfo): Promise<RestResult> {
     const url = new URL(request.url);
     const path = url.pathname.replace(/^\/api(?=\/|$)/, "") || "/";
     if (!isWellEncoded(url)) {
@@ -124,7 +134,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
     if (request.method === "HEAD") result.body = null;
     return result;
-  };
+  }
 
   async function callJsonRoute(
     request: Request,

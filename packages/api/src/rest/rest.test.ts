@@ -51,6 +51,23 @@ describe("REST edge", () => {
     }
   });
 
+  it("answers JSON 500 when the database fails before any procedure runs", async () => {
+    const broken = await createTestDatabase();
+    const brokenRequest = createApiClient(broken.db);
+    await broken.drop();
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const response = await brokenRequest("/api/library", { key: "shelf_whatever" });
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({ message: "Internal server error.", error: "internal_error" });
+      expect(errors).toHaveLength(1);
+    } finally {
+      console.error = original;
+    }
+  });
+
   it("answers HEAD like GET, without a body", async () => {
     const { key } = await createAccountWithKey(testDb.db);
     const response = await request("/api/library", { method: "HEAD", key });
