@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccountAbility, accountAbilities } from "../abilities";
+import { appRouter } from "../root";
 import { createAccount, createApiClient, createKey, createProduct, grantEntitlement } from "../testing";
 import { type RestRoute, restRoutes } from "./routes";
 
@@ -89,8 +90,12 @@ const name = (route: RestRoute) => `${route.method} /api${route.path}`;
 describe("security matrix", () => {
   it("covers every REST endpoint", () => {
     expect(routes.length).toBeGreaterThanOrEqual(7);
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { output?: unknown } }>;
     for (const route of restRoutes) {
       expect(route.meta.ability, `${name(route)} declares its ability`).toBeDefined();
+      expect(procedures[route.procedure]?._def.outputs?.length, `${name(route)} declares its output`).toBeGreaterThan(
+        0,
+      );
       if (route.params.includes("product"))
         expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
     }
