@@ -39,6 +39,45 @@ describe("rate limit", () => {
     expect(await from("198.51.100.2")).toBe(401);
   });
 
+  it("serves most requests from leases without going over the limit across instances", async () => {
+    const name = `test-${randomBytes(4).toString("hex")}`;
+    const instances = [
+      createRateLimiter({ points: 60, redisUrl: REDIS_URL, name }),
+      createRateLimiter({ points: 60, redisUrl: REDIS_URL, name }),
+    ];
+    try {
+      expect(await Promise.all(instances.map((instance) => instance.ready()))).toEqual([true, true]);
+      const decisions = [];
+      for (let i = 0; i < 80; i++)
+        decisions.push(await (instances[i % 2] as (typeof instances)[number]).consume("key:7"));
+      const allowed = decisions.filter((decision) => decision.allowed).length;
+      // Leases of 3 points: never over 60; at most 2 points stranded per instance.
+      expect(allowed).toBeLessThanOrEqual(60);
+      expect(allowed).toBeGreaterThanOrEqual(56);
+      expect(decisions.slice(-5).every((decision) => !decision.allowed)).toBe(true);
+      const storeCalls = instances.reduce((sum, instance) => sum + instance.storeCalls, 0);
+      expect(storeCalls).toBeLessThan(60);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
+  });
+
+  it("keeps the limit under parallel requests on several instances", async () => {
+    const name = `test-${randomBytes(4).toString("hex")}`;
+    const instances = Array.from({ length: 3 }, () => createRateLimiter({ points: 100, redisUrl: REDIS_URL, name }));
+    try {
+      await Promise.all(instances.map((instance) => instance.ready()));
+      const decisions = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => (instances[i % 3] as (typeof instances)[number]).consume("key:8")),
+      );
+      const allowed = decisions.filter((decision) => decision.allowed).length;
+      expect(allowed).toBeLessThanOrEqual(100);
+      expect(allowed).toBeGreaterThanOrEqual(100 - 3 * 4);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
+  });
+
   it("shares one window between instances through Redis", async () => {
     const name = `test-${randomBytes(4).toString("hex")}`;
     const instances = [
