@@ -74,6 +74,20 @@ async function main() {
       /running at http:\/\/localhost:(\d+)/,
     );
     children.push(app.child);
+    const redisUrl = process.env.SHELF_BENCH_REDIS_URL;
+    const appWithRedis = redisUrl
+      ? await startProcess(
+          ["--import", "tsx", "server.ts"],
+          path.join(root, "apps/web"),
+          {
+            ...env,
+            REDIS_URL: redisUrl,
+            SHELF_RATE_LIMIT_NAMESPACE: `bench-${randomBytes(3).toString("hex")}`,
+          },
+          /running at http:\/\/localhost:(\d+)/,
+        )
+      : null;
+    if (appWithRedis) children.push(appWithRedis.child);
     const baseline = await startProcess(
       ["--import", "tsx", "bench/baseline-server.ts"],
       root,
@@ -108,6 +122,18 @@ async function main() {
         expect: 200,
         statements: statements.library,
       },
+      ...(appWithRedis
+        ? [
+            {
+              name: "GET /api/library (50 products), rate limit in Redis",
+              port: appWithRedis.port,
+              path: "/api/library",
+              headers: auth(data.keys.p50),
+              expect: 200,
+              statements: statements.library,
+            },
+          ]
+        : []),
       {
         name: `GET /api/products/{id}/updates`,
         port: app.port,

@@ -9,6 +9,7 @@ bash scripts/ensure-test-deps.sh
 echo "== Lint and typecheck"
 npx biome ci .
 npx turbo run typecheck --output-logs=errors-only
+npx tsc --noEmit -p bench
 
 echo "== Test suite on the embedded PostgreSQL"
 env -u DATABASE_URL npx vitest run
