@@ -18,6 +18,9 @@ import { loadBenchData } from "./data";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SECONDS = Number(process.env.SHELF_BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.SHELF_BENCH_CONNECTIONS ?? 50);
+const WARMUP_SECONDS = Number(process.env.SHELF_BENCH_WARMUP_SECONDS ?? 2);
+/** Where the report goes; CI's smoke run writes elsewhere so the committed figures stay. */
+const OUTPUT = path.resolve(root, process.env.SHELF_BENCH_OUTPUT ?? "bench/results/latest.md");
 
 type Result = {
   name: string;
@@ -154,7 +157,7 @@ async function main() {
     const only = process.env.SHELF_BENCH_ONLY;
     const results: Result[] = [];
     for (const scenario of scenarios.filter((s, i) => !only || i === 0 || s.name.includes(only))) {
-      await load(scenario.port, scenario.path, scenario.headers, 2, CONNECTIONS); // warm-up
+      if (WARMUP_SECONDS > 0) await load(scenario.port, scenario.path, scenario.headers, WARMUP_SECONDS, CONNECTIONS);
       const run = await load(scenario.port, scenario.path, scenario.headers, SECONDS, CONNECTIONS);
       const expectedCount =
         (run.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
@@ -192,8 +195,16 @@ async function main() {
     }
     const rss = peakRss(app.child.pid as number);
     const report = renderReport(results, growth, rss, data, statements);
-    await fs.writeFile(path.join(root, "bench/results/latest.md"), report);
+    await fs.writeFile(OUTPUT, report);
     console.log(`\n${report}`);
+    const failed = [
+      ...results,
+      ...growth.map((g) => ({ name: `library at ${g.size}`, errors: g.errors, non2xx: 0 })),
+    ].filter((result) => result.errors > 0 || result.non2xx > 0);
+    if (failed.length > 0) {
+      console.error(`Scenarios with errors or unexpected statuses: ${failed.map((result) => result.name).join(", ")}`);
+      process.exitCode = 1;
+    }
   } finally {
     for (const child of children) if (child.pid) process.kill(-child.pid, "SIGTERM");
     await new Promise((resolve) => setTimeout(resolve, 500));
