@@ -51,6 +51,12 @@ async function main() {
     }
   });
 
+  // Turbopack's HMR websocket in development (pages stay non-interactive without it since Next 16.3).
+  const handleUpgrade = app.getUpgradeHandler();
+  server.on("upgrade", (req, socket, head) => {
+    handleUpgrade(req, socket, head).catch(() => socket.destroy());
+  });
+
   await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
