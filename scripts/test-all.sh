@@ -10,6 +10,11 @@ echo "== Lint and typecheck"
 npx biome ci .
 npx turbo run typecheck --output-logs=errors-only
 npx tsc --noEmit -p bench
+(cd packages/db && npx drizzle-kit generate >/dev/null)
+if [ -n "$(git status --porcelain packages/db/drizzle)" ]; then
+  echo "The drizzle schema changed without a committed migration: run npm run db:generate and commit it." >&2
+  exit 1
+fi
 
 echo "== Test suite on the embedded PostgreSQL"
 env -u DATABASE_URL npx vitest run
