@@ -1,5 +1,5 @@
 import type { Database } from "@shelf/db";
-import type { Caller, Credential } from "./auth/caller";
+import type { Credential } from "./auth/caller";
 
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
 export type ResponseState = {
@@ -22,9 +22,4 @@ export type CreateContextOptions = {
 
 export function createContext(options: CreateContextOptions): Context {
   return { ...options, res: { headers: {} } };
-}
-
-/** A context for calling procedures directly as the given caller (MCP tools, tests, server components). */
-export function contextForCaller(db: Database, caller: Caller | null, baseUrl: string): Context {
-  return createContext({ db, baseUrl, credential: caller ? { status: "valid", caller } : { status: "none" } });
 }

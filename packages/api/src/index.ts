@@ -1,7 +1,7 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
 export { type Caller, type Credential, resolveCredential } from "./auth/caller";
 export { hashPassword, verifyPassword } from "./auth/password";
-export { type Context, contextForCaller, createContext } from "./context";
+export { type Context, createContext } from "./context";
 export { type DemoSeedResult, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";

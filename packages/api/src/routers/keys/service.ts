@@ -125,8 +125,3 @@ export async function revokeApiKeyById(db: Database, keyId: number): Promise<Api
   if (!row) throw new DomainError("not_found", "API key not found.");
   return revokeApiKey(db, row.accountId, keyId);
 }
-
-export async function listApiKeys(db: Database, accountId: number): Promise<ApiKeyRecord[]> {
-  const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.id);
-  return rows.map(toApiKeyRecord);
-}
