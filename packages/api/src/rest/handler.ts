@@ -125,7 +125,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         context,
       );
     } else {
-      const checkedPath = rejectNonIntegers(integerParams.get(matched.route), matched.route, path, url.searchParams);
+      const checkedPath = rejectNonIntegers(integerParams.get(matched.route), matched.params, path, url.searchParams);
       result = await callJsonRoute(request, method, url, checkedPath, context);
     }
     Object.assign(result.headers, limitHeaders);
@@ -241,49 +241,49 @@ async function callPlainRoute(route: RestRoute, input: Record<string, string>, c
 }
 
 type OpenApiParameter = { in: string; name: string; schema?: { type?: string } };
+/** A route's integer parameters: query names, and path names with the segment each stands in. */
+type IntegerParameters = { query: string[]; path: { name: string; segment: number }[] };
 
 /**
  * Integer parameters (path and query) of every JSON route, read from the OpenAPI document. trpc-to-openapi coerces
  * them with `Number()`, which would take `1e3`, `0x10` or `1.0`: they are checked as plain integers first.
  */
-function integerParameters(document: ReturnType<typeof getOpenApiDocument>): Map<RestRoute, OpenApiParameter[]> {
-  const byRoute = new Map<RestRoute, OpenApiParameter[]>();
+function integerParameters(document: ReturnType<typeof getOpenApiDocument>): Map<RestRoute, IntegerParameters> {
+  const byRoute = new Map<RestRoute, IntegerParameters>();
   for (const route of restRoutes) {
     const item = document.paths?.[route.path] as Record<string, { parameters?: OpenApiParameter[] }> | undefined;
-    const parameters = item?.[route.method.toLowerCase()]?.parameters ?? [];
-    byRoute.set(
-      route,
-      parameters.filter((parameter) => parameter.schema?.type === "integer"),
+    const integers = (item?.[route.method.toLowerCase()]?.parameters ?? []).filter(
+      (parameter) => parameter.schema?.type === "integer",
     );
+    const segments = route.path.split("/");
+    byRoute.set(route, {
+      query: integers.filter((parameter) => parameter.in === "query").map((parameter) => parameter.name),
+      path: integers
+        .filter((parameter) => parameter.in === "path")
+        .map((parameter) => ({ name: parameter.name, segment: segments.indexOf(`{${parameter.name}}`) })),
+    });
   }
   return byRoute;
 }
 
 /**
  * Replaces integer parameters that are not plain integers with `NaN`, which the procedure's schema then refuses
- * with a 422 in its normal place: after the key and its ability are checked.
+ * with a 422 in its normal place: after the key and its ability are checked. Returns the path to dispatch.
  */
 function rejectNonIntegers(
-  parameters: OpenApiParameter[] | undefined,
-  route: RestRoute,
+  parameters: IntegerParameters | undefined,
+  pathParams: Record<string, string>,
   path: string,
   query: URLSearchParams,
 ): string {
-  let checkedPath = path;
-  for (const parameter of parameters ?? []) {
-    if (parameter.in === "query") {
-      const values = query.getAll(parameter.name);
-      if (values.some((value) => !PLAIN_INTEGER.test(value))) query.set(parameter.name, "NaN");
-    } else if (parameter.in === "path") {
-      const index = route.path.split("/").indexOf(`{${parameter.name}}`);
-      const segments = checkedPath.split("/");
-      if (index > 0 && !PLAIN_INTEGER.test(decodeURIComponent(segments[index] ?? ""))) {
-        segments[index] = "NaN";
-        checkedPath = segments.join("/");
-      }
-    }
+  for (const name of parameters?.query ?? []) {
+    if (query.getAll(name).some((value) => !PLAIN_INTEGER.test(value))) query.set(name, "NaN");
   }
-  return checkedPath;
+  const invalid = (parameters?.path ?? []).filter(({ name }) => !PLAIN_INTEGER.test(pathParams[name] ?? ""));
+  if (invalid.length === 0) return path;
+  const segments = path.split("/");
+  for (const { segment } of invalid) segments[segment] = "NaN";
+  return segments.join("/");
 }
 
 const PLAIN_INTEGER = /^-?\d+$/;
