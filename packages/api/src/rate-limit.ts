@@ -118,13 +118,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       try {
         storeCalls++;
         const res = await shared.consume(key, size);
-        leases.set(key, {
+        remember(key, now, {
           tokens: size - 1,
           remaining: res.remainingPoints,
           windowEndsAt: now + res.msBeforeNext,
           exhausted: false,
         });
-        if (leases.size > 10_000) sweep(now);
         return { allowed: true, limit: points, remaining: res.remainingPoints + size - 1, retryAfterSeconds: 0 };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
@@ -134,7 +133,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
     storeCalls++;
     const { decision, msBeforeNext } = await consumeOne(shared, key, points);
-    leases.set(key, {
+    remember(key, now, {
       tokens: 0,
       remaining: decision.remaining,
       windowEndsAt: now + msBeforeNext,
@@ -143,8 +142,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return decision;
   }
 
-  function sweep(now: number) {
-    for (const [key, lease] of leases) if (lease.windowEndsAt <= now) leases.delete(key);
+  /** Keeps a key's lease; past 10,000 keys, leases of ended windows are dropped so the map stays bounded. */
+  function remember(key: string, now: number, lease: Lease) {
+    leases.set(key, lease);
+    if (leases.size > 10_000) {
+      for (const [other, { windowEndsAt }] of leases) if (windowEndsAt <= now) leases.delete(other);
+    }
   }
 
   return {
