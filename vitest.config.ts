@@ -8,7 +8,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "packages", include: ["packages/**/*.test.ts", "apps/admin/**/*.test.ts"] },
+        test: {
+          name: "packages",
+          include: ["packages/**/*.test.ts", "apps/admin/**/*.test.ts", "tooling/**/*.test.ts"],
+        },
       },
       {
         extends: true,

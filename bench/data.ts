@@ -1,5 +1,5 @@
+import { keys } from "@shelf/api";
 import type { DbHandle } from "@shelf/db";
-import { createApiKey } from "../packages/api/src/routers/keys/service";
 
 export type BenchData = {
   /** Keys of accounts holding 10, 50 and 1,000 products. */
@@ -40,6 +40,18 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
     from products p cross join (values ('1.0.0', 'stable', interval '60 days'), ('1.1.0', 'stable', interval '30 days'),
       ('1.2.0-beta.1', 'beta', interval '3 days')) v(version, channel, age)`;
   await sql`insert into product_setup_outputs (product_id, title, prompt) select id, 'Report', 'Write the report' from products`;
+  // Every third product installs as a macOS app; the first hundred carry two install assets each.
+  await sql`update products set delivery = jsonb_build_object('schema_version', 1, 'strategy', 'macos-app',
+      'payload', jsonb_build_object('app_path', '/Applications/Product ' || id || '.app', 'bundle_id', 'test.bench.p' || id),
+      'targets', jsonb_build_array('macos'),
+      'dependencies', jsonb_build_array(jsonb_build_object('kind', 'macos-version', 'name', null,
+        'version_constraint', '>=14', 'architectures', jsonb_build_array('arm64', 'x86_64'), 'bundle_id', null)),
+      'launch', jsonb_build_object('kind', 'open-app'), 'requires_confirmation', false, 'compatibility', true)
+    where id % 3 = 0`;
+  await sql`insert into product_install_assets (product_id, platform, label, path, position)
+    select p.id, a.platform, a.label, 'assets/' || a.platform || '/Setup ' || p.id || '.txt', a.position
+    from products p cross join (values ('macos', 'macOS notes', 0), ('linux', 'Linux notes', 1)) a(platform, label, position)
+    where p.id <= 100`;
 
   const special = await sql<{ id: number }[]>`select id from accounts order by id limit 3`;
   const [p10, p50, p1000] = special.map((row) => row.id) as [number, number, number];
@@ -58,9 +70,19 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
       array['products.read', 'mcp.read', 'device.install']
     from accounts a cross join generate_series(1, 6) k where a.id > ${p1000}`;
 
+  // The 50-product account runs MCP servers for ten products and has set up twenty.
+  await sql`insert into mcp_servers (account_id, product_id, name)
+    select ${p50}::int, product_id, 'Server ' || product_id from entitlements where account_id = ${p50} order by product_id limit 10`;
+  await sql`insert into mcp_tools (mcp_server_id, product_id, name)
+    select s.id, s.product_id, 'tool_' || t from mcp_servers s cross join generate_series(1, 3) t`;
+  await sql`insert into setup_progress (account_id, product_id, completed_step_indexes, completed_at)
+    select ${p50}::int, product_id, case when product_id % 2 = 0 then '{0,1,2}'::int[] else '{1}'::int[] end,
+      case when product_id % 2 = 0 then now() - interval '2 days' end
+    from entitlements where account_id = ${p50} order by product_id limit 20`;
+
   const abilities = ["products.read", "mcp.read", "device.install", "device.usage"] as const;
   const key = async (accountId: number) =>
-    (await createApiKey(db, { accountId, abilities: [...abilities] }, "shelf")).key;
+    (await keys.createApiKey(db, { accountId, abilities: [...abilities] }, "shelf")).key;
   const [updateProduct] = await sql<
     { id: number }[]
   >`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 1`;

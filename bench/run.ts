@@ -5,20 +5,20 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createAccountApiEdge, createRateLimiter } from "@shelf/api";
+import { fromFetch } from "@shelf/api/edge";
+import { createDb } from "@shelf/db";
+import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/server";
 import autocannon from "autocannon";
 import postgres from "postgres";
-import { createRateLimiter } from "../packages/api/src/rate-limit";
-import { createRestHandler } from "../packages/api/src/rest/handler";
-import { createDb } from "../packages/db/src/client";
-import { startEmbeddedPostgres } from "../packages/db/src/embedded";
-import { runMigrations } from "../packages/db/src/migrate";
-import { databaseUrl } from "../packages/db/src/testing/urls";
 import { loadBenchData } from "./data";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SECONDS = Number(process.env.SHELF_BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.SHELF_BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = Number(process.env.SHELF_BENCH_WARMUP_SECONDS ?? 2);
+/** Links in answers (download URLs) are built from this, in the API and the baseline alike. */
+const BASE_URL = "http://bench.test";
 /** Where the report goes; CI's smoke run writes elsewhere so the committed figures stay. */
 const OUTPUT = path.resolve(root, process.env.SHELF_BENCH_OUTPUT ?? "bench/results/latest.md");
 
@@ -66,7 +66,13 @@ async function main() {
       console.log("Building the web app...");
       execFileSync("npm", ["run", "build", "-w", "@shelf/web"], { cwd: root, stdio: "inherit" });
     }
-    const env = { DATABASE_URL: url, SHELF_RATE_LIMIT_PER_MINUTE: "1000000000", PORT: "0", HOST: "127.0.0.1" };
+    const env = {
+      DATABASE_URL: url,
+      SHELF_BASE_URL: BASE_URL,
+      SHELF_RATE_LIMIT_PER_MINUTE: "1000000000",
+      PORT: "0",
+      HOST: "127.0.0.1",
+    };
     const profile = process.env.SHELF_BENCH_CPU_PROFILE
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SHELF_BENCH_CPU_PROFILE}`]
       : [];
@@ -99,6 +105,7 @@ async function main() {
     );
     children.push(baseline.child);
 
+    await assertSameBytes(app.port, baseline.port, data);
     const statements = await countStatements(url, data);
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
     const scenarios: {
@@ -110,7 +117,7 @@ async function main() {
       statements: number | null;
     }[] = [
       {
-        name: "baseline: bare node:http, same SQL (library, 50 products)",
+        name: "baseline: independent node:http + postgres.js, same bytes (library, 50 products)",
         port: baseline.port,
         path: "/api/library",
         headers: auth(data.keys.p50),
@@ -215,15 +222,42 @@ async function main() {
   }
 }
 
+/**
+ * The baseline must answer exactly what the API answers, byte for byte, or its ratio means nothing: checked for
+ * each library size before anything is measured.
+ */
+async function assertSameBytes(appPort: number, baselinePort: number, data: Awaited<ReturnType<typeof loadBenchData>>) {
+  for (const [size, key] of Object.entries(data.keys)) {
+    const [api, bare] = await Promise.all(
+      [appPort, baselinePort].map(async (port) => {
+        const response = await fetch(`http://127.0.0.1:${port}/api/library`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return Buffer.from(await response.arrayBuffer());
+      }),
+    );
+    if (!api || !bare || !api.equals(bare)) {
+      const at = [...(api ?? [])].findIndex((byte, index) => byte !== bare?.[index]);
+      throw new Error(
+        `The baseline's library (${size}) differs from the API's at byte ${at}:\n` +
+          `  API:      ${api?.subarray(Math.max(0, at - 80), at + 80).toString()}\n` +
+          `  baseline: ${bare?.subarray(Math.max(0, at - 80), at + 80).toString()}`,
+      );
+    }
+    console.log(`  library (${size}): ${api.length} bytes, identical in the API and the baseline`);
+  }
+}
+
 /** SQL statements one request costs, counted in-process through the same handler and a counting driver. */
 async function countStatements(url: string, data: Awaited<ReturnType<typeof loadBenchData>>) {
   let count = 0;
   const handle = createDb(url, { max: 2, onQuery: () => count++ });
-  const handler = createRestHandler({
+  const edge = createAccountApiEdge({
     db: handle.db,
-    baseUrl: "http://bench",
+    baseUrl: BASE_URL,
     rateLimiter: createRateLimiter({ points: 1e9 }),
   });
+  const handler = (request: Request) => edge.handle(fromFetch(request));
   const measure = async (pathname: string, key?: string) => {
     // Twice: the second request shows the steady state (the first may record key use).
     await handler(new Request(`http://bench${pathname}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));

@@ -140,7 +140,7 @@ describe("key:create", () => {
       expires_at: expires.toISOString(),
     });
     const caller = await callerFor(testDb.db, key.key);
-    await expect(caller.library.get({})).resolves.toEqual({ items: [] });
+    expect((await caller.library.get({})).value()).toEqual({ items: [] });
   });
 
   it("refuses a fourth live key in one scope with a clear message", async () => {
@@ -239,7 +239,7 @@ describe("product:create and entitlement:grant", () => {
     });
 
     const { key } = await createKey(testDb.db, account.id);
-    const library = await (await callerFor(testDb.db, key)).library.get({});
+    const library = (await (await callerFor(testDb.db, key)).library.get({})).value();
     expect(library.items.map((item) => item.product.id)).toEqual([product.id]);
     expect(library.items[0]?.access_source).toBe("grant");
   });
@@ -273,7 +273,7 @@ describe("demo", () => {
     ]);
     await expect((await callerFor(testDb.db, first.key)).library.get({})).rejects.toThrow();
 
-    const library = await (await callerFor(testDb.db, second.key)).library.get({});
+    const library = (await (await callerFor(testDb.db, second.key)).library.get({})).value();
     const names = library.items.map((item) => item.product.name);
     expect(names.length).toBeGreaterThanOrEqual(8);
     expect(names).toContain("Atlas Design Kit");
@@ -295,7 +295,7 @@ describe("demo", () => {
     expect(gitscope?.primary_category?.parent_id).not.toBeNull();
     expect(gitscope?.categories.length).toBeGreaterThan(1);
     expect(gitscope?.tags.map((tag) => tag.name)).toContain("Claude Code");
-    expect(await caller.products.contentCss({})).toMatch(/\.lumen-notes-detail/);
+    expect((await caller.products.contentCss({})).body).toMatch(/\.lumen-notes-detail/);
   });
 });
 

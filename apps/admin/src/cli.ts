@@ -127,8 +127,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
 async function withDatabase<T>(work: (context: Omit<CommandContext, "readStdin">) => Promise<T>): Promise<T> {
   const { SHELF_KEY_PREFIX: brand } = readApiEnv();
   // Loaded on demand: help and argument errors need no database and skip loading the embedded server's code.
-  const { resolveDatabase } = await import("@shelf/db/server");
-  const database = await resolveDatabase();
+  const { readDbEnv, resolveDatabase } = await import("@shelf/db/server");
+  const database = await resolveDatabase(readDbEnv());
   try {
     const handle = createDb(database.url, { max: 2 });
     try {

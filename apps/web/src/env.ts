@@ -1,3 +1,5 @@
+import { type ApiEnv, readApiEnv } from "@shelf/api";
+import { type DbEnv, readDbEnv } from "@shelf/db/env";
 import { z } from "zod";
 
 const WebEnv = z.object({
@@ -10,12 +12,19 @@ const WebEnv = z.object({
     .string()
     .regex(/^[\w.-]+$/)
     .default("api"),
+  /** How long requests in flight may take to finish once SIGTERM arrives. */
+  SHELF_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  /** Connections of this instance's database pool. */
+  SHELF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
 });
 
 export type WebEnv = z.infer<typeof WebEnv>;
 
-export function readWebEnv(env: NodeJS.ProcessEnv = process.env): WebEnv {
+/** Everything the web app is configured with, read once at start and passed to what needs it. */
+export type WebConfig = { web: WebEnv; api: ApiEnv; db: DbEnv };
+
+export function readWebConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
   const parsed = WebEnv.safeParse(env);
   if (!parsed.success) throw new Error(`Invalid web environment: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
+  return { web: parsed.data, api: readApiEnv(env), db: readDbEnv(env) };
 }

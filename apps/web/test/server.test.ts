@@ -44,7 +44,7 @@ describe("the running service", () => {
 
   it("serves the OpenAPI document and the pages through Next", async () => {
     const document = await (await fetch(`${server.url}/api/openapi.json`)).json();
-    expect(document.paths["/library"]).toBeDefined();
+    expect(document.paths["/api/library"]).toBeDefined();
     const page = await fetch(`${server.url}/docs/api`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('id="library-get"');

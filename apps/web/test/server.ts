@@ -8,6 +8,8 @@ const tsx = path.join(webDir, "../../node_modules/.bin/tsx");
 export type RunningServer = {
   url: string;
   output: () => string;
+  /** Sends a signal to the server's process group; resolves with the exit code. */
+  signal: (signal: NodeJS.Signals) => Promise<number | null>;
   stop: () => Promise<void>;
 };
 
@@ -44,9 +46,14 @@ export async function startServer(env: Record<string, string | undefined>): Prom
       reject(new Error(`server exited with ${code}:\n${log}`));
     });
   });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     url,
     output: () => log,
+    signal: (signal) => {
+      process.kill(-(child.pid as number), signal);
+      return exited;
+    },
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once("exit", resolve));

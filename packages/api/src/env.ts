@@ -5,7 +5,13 @@ const ApiEnv = z.object({
     .string()
     .regex(/^[a-z][a-z0-9]{1,11}$/, "2 to 12 lowercase letters or digits, starting with a letter")
     .default("shelf"),
-  SHELF_BASE_URL: z.url().default("http://localhost:3000"),
+  /** Public base URL for links; unset, the web app uses http://localhost:<its port>. */
+  SHELF_BASE_URL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .pipe(z.url({ protocol: /^https?$/ }).optional())
+    .transform((value) => value?.replace(/\/+$/, "")),
   SHELF_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   REDIS_URL: z
     .string()
@@ -20,5 +26,5 @@ export type ApiEnv = z.infer<typeof ApiEnv>;
 export function readApiEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
   const parsed = ApiEnv.safeParse(env);
   if (!parsed.success) throw new Error(`Invalid API environment: ${z.prettifyError(parsed.error)}`);
-  return { ...parsed.data, SHELF_BASE_URL: parsed.data.SHELF_BASE_URL.replace(/\/+$/, "") };
+  return parsed.data;
 }

@@ -21,6 +21,8 @@ export const domainErrors = {
   conflict: { status: 409, message: "The request conflicts with the current state." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send the body as application/json." },
+  range_not_satisfiable: { status: 416, message: "No requested range lies within the file." },
+  header_fields_too_large: { status: 431, message: "The request headers are too large." },
   rate_limited: { status: 429, message: "Too many requests." },
   internal_error: { status: 500, message: "Internal server error." },
 } as const satisfies Record<string, { status: number; message: string }>;

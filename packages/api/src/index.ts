@@ -1,5 +1,7 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
-export { type Caller, type Credential, resolveCredential } from "./auth/caller";
+export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
+export type { Caller, CallerType, Credential } from "./auth/caller";
+export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { hashPassword, verifyPassword } from "./auth/password";
 export { type Context, createContext } from "./context";
 export { type DemoSeedResult, seedDemo } from "./demo/seed";

@@ -1,34 +1,62 @@
+import type { Database } from "@shelf/db";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { z } from "zod";
 import type { AccountAbility } from "./abilities";
-import type { Caller } from "./auth/caller";
+import type { Caller, Credential } from "./auth/caller";
 import type { Context } from "./context";
-import { DomainError, toTrpcError, ValidationError } from "./errors";
-import { findProductAccess, type ProductAccess } from "./routers/products/access";
+import { DomainError, type DomainErrorCode, toTrpcError, ValidationError } from "./errors";
 
-export type RestMeta = {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Path below /api, like the OpenAPI paths, with `{param}` segments. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** A plain REST route: answered by the edge from the procedure's PlainOutput (files, CSS, feeds, redirects). */
+export type PlainRouteMeta = {
+  method: HttpMethod;
+  /** The full path with `{param}` segments; a last segment written `{name+}` also takes slashes. */
   path: string;
-  /** Response content type of a plain route (CSS, files): what OpenAPI's JSON handler cannot answer. */
-  contentType: string;
+  /** Content types of the success answer, as the document lists them. */
+  contentTypes: string[];
   summary: string;
+  description?: string;
   tags: string[];
+};
+
+/** What a route's example is built for: an account entitled to a product, on a database of the test's own. */
+export type ExampleContext = { db: Database; accountId: number; productId: number };
+
+/** A valid request for one route, in parts; the security matrix sends it with every kind of wrong credential. */
+export type RequestExample = {
+  params?: Record<string, string | number>;
+  query?: Record<string, string>;
+  body?: unknown;
+  headers?: Record<string, string>;
+};
+
+export type RouteExample = {
+  /** Creates what the request names (an order, a release) for the account and returns the request. */
+  build: (context: ExampleContext) => Promise<RequestExample> | RequestExample;
+  /** Path parameters that name nothing, for the missing-target row (default: 2000000000, or `no-such-target`). */
+  missing?: Record<string, string | number>;
 };
 
 export type Meta = OpenApiMeta & {
   /**
-   * What the caller must hold. An ability: a valid account key with it. `any-key`: any valid account key.
-   * `public`: nothing. A procedure that declares nothing is refused to everyone (default-deny).
+   * What the caller must hold. An ability: a caller with it. `any-key`: any valid caller. `public`: nothing.
+   * A procedure that declares nothing is refused to everyone (default-deny).
    */
   ability?: AccountAbility | "any-key" | "public";
   /** For procedures with a `{product}` input: `visible` hides unpublished products from accounts without access. */
   product?: "visible" | "entitled";
   /** HTTP status of success, when it is not 200. */
   successStatus?: 201 | 202 | 204;
-  /** A plain (non-JSON) REST route served by the REST dispatcher through the same procedure. */
-  rest?: RestMeta;
+  /** A plain (non-JSON) REST route, served by the edge through the same procedure. */
+  rest?: PlainRouteMeta;
+  /** Error codes this endpoint answers beyond those its ability and product rules imply; the document lists them. */
+  errors?: DomainErrorCode[];
+  /**
+   * How to build a valid request. Needed by every route with a path parameter other than `{product}`, so that the
+   * security matrix gets its success and cross-account rows from here.
+   */
+  example?: RouteExample;
 };
 
 const t = initTRPC.context<Context>().meta<Meta>().create();
@@ -46,15 +74,15 @@ const domainErrorsToTrpc = t.middleware(async ({ next }) => {
 });
 
 /**
- * Runs before the input is parsed and before any target is looked up, so a key without the ability gets 403,
- * never 404 or 422 (contract 5.9).
+ * Who may call: runs before the input is parsed and before any target is looked up, so a caller without the
+ * ability gets 403, never 404 or 422 (contract 5.9). The edge runs it once more before it reads a request body.
  */
-function authorize(meta: Meta | undefined, ctx: Context): Caller | null {
+export function authorize(meta: Meta | undefined, credential: Credential): Caller | null {
   const required = meta?.ability;
-  if (required === "public") return ctx.credential.status === "valid" ? ctx.credential.caller : null;
-  if (ctx.credential.status === "none") throw new DomainError("missing_api_key");
-  if (ctx.credential.status === "invalid") throw new DomainError("invalid_api_key");
-  const caller = ctx.credential.caller;
+  if (required === "public") return credential.status === "valid" ? credential.caller : null;
+  if (credential.status === "none") throw new DomainError("missing_api_key");
+  if (credential.status === "invalid") throw new DomainError("invalid_api_key");
+  const { caller } = credential;
   if (required === undefined)
     throw new DomainError("missing_api_key_ability", "This endpoint is not open to API keys.");
   if (required !== "any-key" && !caller.abilities.has(required)) {
@@ -67,39 +95,11 @@ const base = t.procedure.use(domainErrorsToTrpc);
 
 export const publicProcedure = base.use(({ ctx, meta, next }) => {
   if (meta?.ability !== "public") throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
-  return next({ ctx: { caller: authorize(meta, ctx) } });
+  return next({ ctx: { caller: authorize(meta, ctx.credential) } });
 });
 
 export const accountProcedure = base.use(({ ctx, meta, next }) => {
-  const caller = authorize(meta, ctx);
+  const caller = authorize(meta, ctx.credential);
   if (!caller) throw new DomainError("missing_api_key");
   return next({ ctx: { caller } });
 });
-
-/** Path parameters are integers (contract section 4); anything else is a validation failure. */
-export const IdParam = z
-  .number({ error: "must be an integer" })
-  .int({ error: "must be an integer" })
-  .min(1, { error: "must be at least 1" })
-  .max(2_147_483_647, { error: "must be at most 2147483647" });
-
-export const productProcedure = accountProcedure
-  .input(z.object({ product: IdParam }))
-  .use(async ({ ctx, meta, input, next }) => {
-    const { caller } = ctx;
-    if (caller.productId !== null && caller.productId !== input.product) {
-      throw new DomainError("product_api_key_scope_required");
-    }
-    const access = await findProductAccess(ctx.db, caller.accountId, input.product);
-    if (!access) throw new DomainError("not_found", "Product not found.");
-    const requirement = meta?.product;
-    if (requirement === "entitled") {
-      if (!access.entitlement) throw new DomainError("product_entitlement_required");
-    } else if (requirement === "visible") {
-      if (!access.published && !access.entitlement) throw new DomainError("not_found", "Product not found.");
-    } else {
-      throw new DomainError("missing_api_key_ability", "This endpoint declares no product access rule.");
-    }
-    if (access.contentLocale) ctx.res.headers["Content-Language"] = access.contentLocale;
-    return next({ ctx: { product: access satisfies ProductAccess } });
-  });

@@ -1,10 +1,11 @@
 import { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
-import { readDbEnv } from "./env";
+import type { DbEnv } from "./env";
 import { runMigrations } from "./migrate";
 
 export { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
-export { readDbEnv } from "./env";
+export { type DbEnv, readDbEnv } from "./env";
 export { migrationsFolder, runMigrations } from "./migrate";
+export { databaseUrl } from "./testing/urls";
 
 export type ResolvedDatabase = {
   url: string;
@@ -18,9 +19,9 @@ export type ResolvedDatabase = {
  * `SHELF_DATA_DIR` (started, or joined when another process runs it). Migrations are applied either way.
  */
 export async function resolveDatabase(
+  env: DbEnv,
   options: { migrate?: boolean; log?: (line: string) => void } = {},
 ): Promise<ResolvedDatabase> {
-  const env = readDbEnv();
   let url = env.DATABASE_URL;
   let embedded: EmbeddedServer | null = null;
   if (!url) {

@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
+import { MAX_PASSWORD_LENGTH } from "../schemas/common";
 
 /**
  * Passwords are stored as `scrypt$N$r$p$saltB64$hashB64`: the cost parameters travel with each hash, so raising
@@ -11,7 +12,6 @@ const HASH_BYTES = 32;
 const MAX_N = 2 ** 20;
 const MAX_R = 32;
 const MAX_P = 16;
-export const MAX_PASSWORD_LENGTH = 1024;
 
 function derive(password: string, salt: Buffer, length: number, options: ScryptOptions): Promise<Buffer> {
   const { N = 0, r = 0, p = 0 } = options;

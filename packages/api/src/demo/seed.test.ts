@@ -2,7 +2,9 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LibraryApiData } from "../routers/library/schemas";
 import { callerFor, createProduct } from "../testing";
+import { contractMismatch } from "../testing/contract";
 import { DEMO_KEY_NAME, demoProducts } from "./catalog";
 import { countDemoRows, seedDemo } from "./seed";
 
@@ -47,7 +49,9 @@ describe("seedDemo", () => {
     const { key, productIds } = await seedDemo(db, { brand: "shelf" });
     expect(productIds).toHaveLength(demoProducts.length);
     const caller = await callerFor(db, key);
-    const { items } = await caller.library.get({});
+    const library = await caller.library.get({});
+    expect(contractMismatch(LibraryApiData, library.text)).toBeNull();
+    const { items } = library.value();
     const entitledVisible = demoProducts.filter(
       (product) => product.entitlement && product.entitlement.state !== "expired",
     );

@@ -1,8 +1,10 @@
 import type { Database } from "@shelf/db";
-import { resolveCredential } from "../auth/caller";
+import { createAccountApiEdge } from "../account-api";
+import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
+import { handleFetch } from "../edge/fetch";
+import type { Edge } from "../edge/handler";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
-import { createRestHandler, toResponse } from "../rest/handler";
 import { createCaller } from "../root";
 
 export const TEST_BASE_URL = "http://shelf.test";
@@ -13,29 +15,31 @@ export type ApiRequestOptions = {
   headers?: Record<string, string>;
   body?: unknown;
   /** Send `body` as given, without JSON encoding. */
-  rawBody?: string;
+  rawBody?: string | Uint8Array;
   clientAddress?: string;
 };
 
-/** Real `Request`s through the REST handler, the same function the web app mounts. */
-export function createApiClient(db: Database, options: { rateLimiter?: RateLimiter } = {}) {
+/** Real `Request`s through an edge: by default the account API, as the web app mounts it. */
+export function createApiClient(db: Database, options: { rateLimiter?: RateLimiter; edge?: Edge } = {}) {
   const rateLimiter = options.rateLimiter ?? createRateLimiter({ points: 1_000_000 });
-  const handler = createRestHandler({ db, baseUrl: TEST_BASE_URL, rateLimiter });
+  const edge = options.edge ?? createAccountApiEdge({ db, baseUrl: TEST_BASE_URL, rateLimiter });
   return async function request(path: string, init: ApiRequestOptions = {}) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key) headers.authorization = `Bearer ${init.key}`;
-    let body: string | undefined = init.rawBody;
+    let body: string | Uint8Array | undefined = init.rawBody;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    const result = await handler(
-      new Request(`${TEST_BASE_URL}${path}`, { method: init.method ?? "GET", headers, body }),
-      {
-        clientAddress: init.clientAddress ?? "203.0.113.7",
-      },
+    const response = await handleFetch(
+      edge,
+      new Request(`${TEST_BASE_URL}${path}`, {
+        method: init.method ?? "GET",
+        headers,
+        body: body as BodyInit | undefined,
+      }),
+      init.clientAddress ?? "203.0.113.7",
     );
-    const response = toResponse(result);
     const text = await response.text();
     let json: unknown;
     try {

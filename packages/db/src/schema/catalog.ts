@@ -160,6 +160,8 @@ export const productInstallAssets = pgTable(
     platform: text().notNull(),
     label: text().notNull(),
     path: text().notNull(),
+    /** The path's segments percent-encoded as in a URL (migration 0001), kept by the database for download links. */
+    urlPath: text().notNull().generatedAlwaysAs(sql`shelf_encode_uri_path(path)`),
   },
   (t) => [index().on(t.productId, t.position)],
 );

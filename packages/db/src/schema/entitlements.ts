@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { GrantType } from "../enums";
 import { accounts } from "./accounts";
 import { products } from "./catalog";
 
@@ -28,8 +29,6 @@ export const bundleProducts = pgTable(
 );
 
 /** How an entitlement came to be; `access_source` in the library is this value. */
-export const grantTypes = ["purchase", "grant", "bundle", "subscription", "trial"] as const;
-export type GrantType = (typeof grantTypes)[number];
 
 export const entitlements = pgTable(
   "entitlements",

@@ -1,3 +1,4 @@
+export * from "../enums";
 export * from "./accounts";
 export * from "./catalog";
 export * from "./devices";

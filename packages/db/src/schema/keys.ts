@@ -1,10 +1,8 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { ApiKeyKind } from "../enums";
 import { accounts } from "./accounts";
 import { products } from "./catalog";
-
-export const apiKeyKinds = ["created", "device"] as const;
-export type ApiKeyKind = (typeof apiKeyKinds)[number];
 
 export const apiKeys = pgTable(
   "api_keys",

@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { releaseChannels } from "../enums";
 import { products } from "./catalog";
 
-export const releaseChannels = ["stable", "beta", "alpha", "dev"] as const;
-export type ReleaseChannel = (typeof releaseChannels)[number];
 export const releaseChannel = pgEnum("release_channel", releaseChannels);
 
 export const releases = pgTable(

@@ -1,6 +1,5 @@
-import { readApiEnv } from "@shelf/api";
-import { getOpenApiDocument } from "@shelf/api/rest";
 import type { Metadata } from "next";
+import { getRuntime } from "../../../src/runtime";
 
 export const metadata: Metadata = { title: "API reference" };
 export const dynamic = "force-dynamic";
@@ -73,7 +72,7 @@ function accessLine(operation: Operation): string {
 }
 
 export default function ApiReference() {
-  const document = getOpenApiDocument(readApiEnv().SHELF_BASE_URL);
+  const document = getRuntime().accountApi.document;
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
   const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({ path, method, operation })),
@@ -106,7 +105,7 @@ export default function ApiReference() {
             .map(({ path, method, operation }) => (
               <div className="operation" key={`${method} ${path}`} id={operation.operationId}>
                 <h3>
-                  <span className={`method method-${method}`}>{method.toUpperCase()}</span> <code>/api{path}</code>
+                  <span className={`method method-${method}`}>{method.toUpperCase()}</span> <code>{path}</code>
                 </h3>
                 <p className="summary">{operation.summary}</p>
                 {operation.description && (

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_PASSWORD_LENGTH } from "../../auth/password";
+import { MAX_PASSWORD_LENGTH } from "../../schemas/common";
 
 export const CreateAccountInput = z.object({
   email: z.string().trim().max(254).pipe(z.email()),

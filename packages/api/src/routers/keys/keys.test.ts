@@ -140,6 +140,19 @@ describe("key use", () => {
     expect(response.body).toEqual({ message: expect.any(String), error: "invalid_api_key" });
   });
 
+  it("revokes only the account's own keys: another account's key id is not found and stays valid", async () => {
+    const { db } = testDb;
+    const owner = await createAccount(db);
+    const other = await createAccount(db);
+    const { key, record } = await createKey(db, other.id);
+    const attempt = await revokeApiKey(db, owner.id, record.id).catch((error: unknown) => error);
+    expect(attempt).toBeInstanceOf(DomainError);
+    expect((attempt as DomainError).code).toBe("not_found");
+    expect((await request("/api/library", { key })).status).toBe(200);
+    const [stored] = await db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, record.id));
+    expect(stored?.revokedAt).toBeNull();
+  });
+
   it("records use at most once an hour and extends a device key's idle expiry on that write", async () => {
     const { db } = testDb;
     const account = await createAccount(db);

@@ -2,18 +2,15 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { defaultAbilities } from "../../abilities";
+import { DEVICE_KEY_IDLE_DAYS } from "../../auth/api-key";
+import { generateKeySecret, hashKeySecret, visiblePrefix } from "../../auth/key-secret";
 import { DomainError, parseInput, ValidationError } from "../../errors";
 import { type ApiKeyRecord, CreateKeyInput } from "./schemas";
-import { generateKeySecret, hashKeySecret, visiblePrefix } from "./secret";
 
 const { apiKeys, accounts, products } = schema;
 
 /** Live keys per scope: account-wide keys, and each product's keys, count separately (contract 5.10). */
 export const KEY_SLOTS_PER_SCOPE = 3;
-/** A device sign-in key dies after this long without use; each use pushes the date out. */
-export const DEVICE_KEY_IDLE_DAYS = 90;
-/** Use is recorded at most this often per key, so requests do not write to the database. */
-export const KEY_USE_WRITE_INTERVAL_MS = 60 * 60 * 1000;
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 

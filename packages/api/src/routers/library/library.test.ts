@@ -1,5 +1,6 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callerFor,
@@ -10,6 +11,8 @@ import {
   createRelease,
   grantEntitlement,
 } from "../../testing";
+import { contractMismatch } from "../../testing/contract";
+import { toDeliveryData, typeLabel } from "../products/format";
 import { LibraryApiData } from "./schemas";
 
 let testDb: TestDatabase;
@@ -77,7 +80,7 @@ describe("GET /api/library", () => {
 
     const response = await request("/api/library", { key });
     expect(response.status).toBe(200);
-    expect(LibraryApiData.strict().parse(response.body)).toBeTruthy();
+    expect(contractMismatch(LibraryApiData, response.text)).toBeNull();
     const items = response.body.items;
     expect(items.map((item: { product: { name: string } }) => item.product.name)).toEqual(["Alpha App", "Beta Skill"]);
     const [alpha, beta] = items;
@@ -125,6 +128,101 @@ describe("GET /api/library", () => {
     expect(beta.setup_progress.total_count).toBe(0);
   });
 
+  it("writes exactly the contract's JSON, as JSON.stringify would, whatever the stored text holds", async () => {
+    const { db } = testDb;
+    const { account, key } = await createAccountWithKey(db);
+    const delivery = {
+      schema_version: 1,
+      strategy: "binary" as const,
+      payload: { binary_path: "bin/tool", executable_name: 'to"ol' } as never,
+      targets: ["codex" as const, "claude-code" as const],
+      dependencies: [
+        { kind: "executable" as const, name: "git", version_constraint: null, architectures: [], bundle_id: null },
+        {
+          kind: "architecture" as const,
+          name: null,
+          version_constraint: null,
+          architectures: ["arm64"],
+          bundle_id: null,
+        },
+      ],
+      launch: { kind: "none" as const },
+      requires_confirmation: true,
+      compatibility: false,
+    };
+    const odd = 'Quote " backslash \\ newline \n tab \t control \u0001 é 🎉 \u2028 </script>';
+    const product = await createProduct(db, {
+      name: odd,
+      kind: "widget",
+      description: null,
+      delivery,
+      manual: {
+        summary: odd,
+        requirements: ["a", "b"],
+        install_steps: ["one"],
+        verification_steps: [],
+        troubleshooting: [odd],
+      },
+      platforms: [],
+      runtime: "node 22",
+    });
+    await grantEntitlement(db, account.id, product.id, { grantType: "trial" });
+    await createRelease(db, product.id, { artifactSha256: sha, artifactSize: 5_000_000_123 });
+    const path = "dir/Ünï cödé %&?#+'()!*~.txt";
+    await db.insert(schema.productInstallAssets).values({ productId: product.id, platform: "linux", label: odd, path });
+    await db.execute(sql`insert into setup_progress (account_id, product_id, completed_step_indexes, completed_at)
+      values (${account.id}, ${product.id}, '{0,7}', '2026-03-04 05:06:07.123987+00')`);
+
+    const response = await request("/api/library", { key });
+    expect(contractMismatch(LibraryApiData, response.text)).toBeNull();
+    const [item] = response.body.items;
+    expect(response.text).toBe(JSON.stringify(response.body));
+    expect(item.product.name).toBe(odd);
+    expect(item.product.type_label).toBe(typeLabel("widget"));
+    expect(item.product.delivery).toEqual(toDeliveryData(delivery));
+    expect(item.product.manual.troubleshooting).toEqual([odd]);
+    expect(item.product.install_assets[0].download_url).toBe(
+      `http://shelf.test/api/products/${product.id}/content-assets/${path.split("/").map(encodeURIComponent).join("/")}`,
+    );
+    expect(item.setup_progress).toEqual({
+      completed_step_indexes: [0],
+      completed_count: 1,
+      total_count: 1,
+      progress_percent: 100,
+      completed: true,
+      completed_at: "2026-03-04T05:06:07.123Z",
+    });
+    expect(item.bundle.size).toBe(5_000_000_123);
+    expect(item.access_source).toBe("trial");
+  });
+
+  it("writes the manual delivery and type labels of the TypeScript rules for every kind", async () => {
+    const { db } = testDb;
+    const { account, key } = await createAccountWithKey(db);
+    const kinds = ["app", "skill", "extension", "tool", "template", "course", "x"];
+    for (const kind of kinds) {
+      const product = await createProduct(db, { name: `Kind ${kind}`, kind, manual: null, delivery: null });
+      await grantEntitlement(db, account.id, product.id);
+    }
+    const { items } = (await request("/api/library", { key })).body;
+    expect(items).toHaveLength(kinds.length);
+    for (const item of items) {
+      expect(item.product.type_label).toBe(typeLabel(item.product.name.replace("Kind ", "")));
+    }
+    for (const item of items) {
+      expect(item.product.delivery).toEqual(toDeliveryData(null));
+      expect(item.product.manual).toBeNull();
+      expect(item.setup_progress).toEqual({
+        completed_step_indexes: [],
+        completed_count: 0,
+        total_count: 0,
+        progress_percent: 0,
+        completed: false,
+        completed_at: null,
+      });
+    }
+  });
+
   it("leaves out revoked and expired entitlements and marks a bundle past the update window unavailable", async () => {
     const { db } = testDb;
     const { account, key } = await createAccountWithKey(db);
@@ -158,6 +256,57 @@ describe("GET /api/library", () => {
     expect(response.body.items.map((item: { product: { id: number } }) => item.product.id)).toEqual([second.id]);
   });
 
+  it("shows each buyer of the same product only their own MCP server and setup progress", async () => {
+    const { db } = testDb;
+    const product = await createProduct(db, {
+      manual: {
+        summary: null,
+        requirements: [],
+        install_steps: ["One", "Two"],
+        verification_steps: [],
+        troubleshooting: [],
+      },
+    });
+    const owner = await createAccountWithKey(db);
+    const neighbour = await createAccountWithKey(db);
+    for (const { account } of [owner, neighbour]) await grantEntitlement(db, account.id, product.id);
+    const [server] = await db
+      .insert(schema.mcpServers)
+      .values({ accountId: neighbour.account.id, productId: product.id, name: "Neighbour's server" })
+      .returning();
+    await db.insert(schema.mcpTools).values({ mcpServerId: server?.id as number, productId: product.id, name: "peek" });
+    await db.insert(schema.setupProgress).values({
+      accountId: neighbour.account.id,
+      productId: product.id,
+      completedStepIndexes: [0, 1],
+      completedAt: new Date(),
+    });
+
+    const mine = (await request("/api/library", { key: owner.key })).body.items[0];
+    expect(mine.mcp_server).toBeNull();
+    expect(mine.setup_progress).toMatchObject({ completed_step_indexes: [], completed_count: 0, completed: false });
+
+    const theirs = (await request("/api/library", { key: neighbour.key })).body.items[0];
+    expect(theirs.mcp_server).toMatchObject({
+      id: server?.id,
+      user_id: neighbour.account.id,
+      name: "Neighbour's server",
+    });
+    expect(theirs.setup_progress).toMatchObject({ completed_step_indexes: [0, 1], completed: true });
+
+    await db
+      .insert(schema.setupProgress)
+      .values({ accountId: owner.account.id, productId: product.id, completedStepIndexes: [1] });
+    const [ownServer] = await db
+      .insert(schema.mcpServers)
+      .values({ accountId: owner.account.id, productId: product.id, name: "Own server" })
+      .returning();
+    const both = (await request("/api/library", { key: owner.key })).body.items;
+    expect(both).toHaveLength(1);
+    expect(both[0].mcp_server).toMatchObject({ id: ownServer?.id, name: "Own server", tools: [] });
+    expect(both[0].setup_progress.completed_step_indexes).toEqual([1]);
+  });
+
   it("answers with one SQL statement however many products the account holds", async () => {
     const { db } = testDb;
     const counts: number[] = [];
@@ -172,7 +321,7 @@ describe("GET /api/library", () => {
       const before = statements;
       const library = await caller.library.get({});
       counts.push(statements - before);
-      expect(library.items).toHaveLength(size);
+      expect(library.value().items).toHaveLength(size);
     }
     expect(counts).toEqual([1, 1]);
   });

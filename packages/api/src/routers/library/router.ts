@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonTextOf } from "../../json-text";
 import { accountProcedure, router } from "../../trpc";
 import { LibraryApiData } from "./schemas";
 import { getLibrary } from "./service";
@@ -9,13 +10,13 @@ export const libraryRouter = router({
       ability: "products.read",
       openapi: {
         method: "GET",
-        path: "/library",
+        path: "/api/library",
         tags: ["library"],
         summary: "The account's usable products, ready to set up",
         description: "A product-scoped key sees only its product.",
       },
     })
     .input(z.object({}))
-    .output(LibraryApiData)
+    .output(jsonTextOf(LibraryApiData))
     .query(({ ctx }) => getLibrary(ctx.db, ctx.caller, ctx.baseUrl)),
 });

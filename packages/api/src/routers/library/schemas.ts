@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DateTime } from "../../schemas/common";
 import { ProductDeliveryData, ProductManualData } from "../products/schemas";
 
 export const ProductSetupProgressData = z
@@ -8,7 +9,7 @@ export const ProductSetupProgressData = z
     total_count: z.number().int(),
     progress_percent: z.number().int(),
     completed: z.boolean(),
-    completed_at: z.iso.datetime({ offset: true }).nullable(),
+    completed_at: DateTime.nullable(),
   })
   .meta({ id: "ProductSetupProgressData" });
 

@@ -1,45 +1,31 @@
 import type { Database } from "@shelf/db";
-import type { Delivery, Manual } from "@shelf/db/schema";
 import type { Caller } from "../../auth/caller";
+import { JsonText } from "../../json-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL } from "../products/access";
-import { setupStepCount, toDeliveryData, toSetupProgressData, typeLabel } from "../products/format";
-import { bundleDownloadUrl, withinUpdateWindow } from "../products/service";
+import { emptyPayload, toDeliveryData, typeLabels } from "../products/format";
 import type { LibraryApiData } from "./schemas";
 
-type LibraryRow = {
-  id: number;
-  name: string;
-  kind: string;
-  description: string | null;
-  delivery: Delivery | null;
-  manual: Manual | null;
-  runtime: string | null;
-  platforms: string[];
-  thumbnail_html: string | null;
-  hero_path: string | null;
-  hero_alt: string | null;
-  grant_type: string;
-  updates_until_ms: number | null;
-  outputs: LibraryApiData["items"][number]["product"]["outputs"];
-  assets: { platform: string; label: string; path: string }[];
-  release_sha256: string | null;
-  release_size: number | null;
-  released_at_ms: number | null;
-  mcp_server: {
-    id: number;
-    name: string;
-    enabled: boolean;
-    tools: { id: number; name: string; enabled: boolean }[];
-  } | null;
-  completed_step_indexes: number[] | null;
-  completed_at_ms: number | null;
-};
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+/** ISO 8601 in UTC with milliseconds, as `Date.prototype.toISOString` writes it. */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A jsonb array of strings as compact JSON (jsonb's own text has spaces). */
+const stringArray = (jsonb: string) => `to_json(array(select jsonb_array_elements_text(${jsonb})))`;
+
+const TYPE_LABEL_SQL = `case p.kind ${Object.entries(typeLabels)
+  .map(([kind, label]) => `when ${literal(kind)} then ${literal(label)}`)
+  .join(" ")} else upper(left(p.kind, 1)) || substr(p.kind, 2) end`;
+const MANUAL_DELIVERY_SQL = `${literal(JSON.stringify(toDeliveryData(null)))}::json`;
+const PAYLOAD_SQL = Object.keys(emptyPayload)
+  .map((key) => `coalesce(p.delivery->'payload'->${literal(key)}, 'null') as ${key}`)
+  .join(", ");
 
 /**
- * The library in one SQL statement whatever the number of products. PostgreSQL picks each product's best live
- * entitlement (DISTINCT ON) and nests outputs, assets and the MCP server as JSON already in the contract's field
- * names, so Node only reads rows. $1 is the account, $2 the product of a product-scoped key (or null). The text is
- * fixed, so the server keeps it prepared.
+ * The whole library as one JSON document, written by PostgreSQL in the contract's field order (row_to_json and
+ * array_to_json write compact JSON, escaped as JSON.stringify escapes), so Node only passes text on: no rows parsed
+ * into objects, nothing serialised again. One statement whatever the number of products; $1 is the account, $2 the
+ * product of a product-scoped key (or null), $3 the public base URL. Each product's best live entitlement is picked
+ * by DISTINCT ON; the newest stable release gives the bundle; the update window decides whether it may be
+ * downloaded. The type labels and the manual delivery come from the same constants as the rest of the API.
  */
 const LIBRARY_SQL = `
   with best as (
@@ -48,100 +34,75 @@ const LIBRARY_SQL = `
     where e.account_id = $1 and ${ACTIVE_ENTITLEMENT_E_SQL}
       and ($2::integer is null or e.product_id = $2::integer)
     order by e.product_id, ${BEST_ENTITLEMENT_FIRST_E_SQL}
+  ), items as (
+    select p.name, p.id, row_to_json(item) as item
+    from best
+    join products p on p.id = best.product_id
+    left join lateral (
+      select rel.artifact_sha256, rel.artifact_size, rel.released_at from releases rel
+      where rel.product_id = p.id and rel.channel = 'stable'
+      order by rel.released_at desc, rel.id desc limit 1
+    ) r on true
+    left join setup_progress sp on sp.account_id = $1 and sp.product_id = p.id
+    cross join lateral (
+      select coalesce(jsonb_array_length(p.manual->'install_steps'), 0) as total,
+        r.released_at is not null and r.artifact_sha256 is not null
+          and (best.updates_supported_until is null or r.released_at <= best.updates_supported_until) as downloadable
+    ) c
+    cross join lateral (select array(select s from unnest(sp.completed_step_indexes) s where s < c.total order by s) as done) d
+    cross join lateral (
+      select best.grant_type as access_source, p.thumbnail_html, p.hero_path, p.hero_alt,
+        (select row_to_json(x) from (select p.id, p.name, ${TYPE_LABEL_SQL} as type_label, p.description,
+          case when p.delivery is null then ${MANUAL_DELIVERY_SQL} else (select row_to_json(dl) from (select
+            p.delivery->'schema_version' as schema_version, p.delivery->'strategy' as strategy,
+            (select row_to_json(pl) from (select ${PAYLOAD_SQL}) pl) as payload,
+            ${stringArray("p.delivery->'targets'")} as targets,
+            coalesce((select array_to_json(array_agg(dep order by o)) from jsonb_array_elements(p.delivery->'dependencies')
+                with ordinality a(d, o)
+              cross join lateral (select row_to_json(x) as dep from (select d->'kind' as kind, d->'name' as name,
+                d->'version_constraint' as version_constraint, ${stringArray("d->'architectures'")} as architectures,
+                d->'bundle_id' as bundle_id) x) deps), '[]') as dependencies,
+            (select row_to_json(la) from (select p.delivery->'launch'->'kind' as kind) la) as launch,
+            p.delivery->'requires_confirmation' as requires_confirmation, p.delivery->'compatibility' as compatibility
+          ) dl) end as delivery,
+          case when p.manual is null then null else (select row_to_json(m) from (select p.manual->'summary' as summary,
+            ${stringArray("p.manual->'requirements'")} as requirements,
+            ${stringArray("p.manual->'install_steps'")} as install_steps,
+            ${stringArray("p.manual->'verification_steps'")} as verification_steps,
+            ${stringArray("p.manual->'troubleshooting'")} as troubleshooting) m) end as manual,
+          coalesce((select array_to_json(array_agg(row_to_json(ox) order by o.position, o.id))
+            from product_setup_outputs o
+            cross join lateral (select o.id, o.title, o.category_label, o.summary, o.prompt, o.usage_guide, o.action_url) ox
+            where o.product_id = p.id), '[]') as outputs,
+          coalesce((select array_to_json(array_agg(row_to_json(ax) order by a.position, a.id))
+            from product_install_assets a
+            cross join lateral (select a.platform, a.label, a.path,
+              $3 || '/api/products/' || p.id || '/content-assets/' || a.url_path as download_url) ax
+            where a.product_id = p.id), '[]') as install_assets,
+          p.runtime, to_json(p.platforms) as platforms) x) as product,
+        (select row_to_json(s) from (select to_json(d.done) as completed_step_indexes,
+          cardinality(d.done) as completed_count, c.total as total_count,
+          case when c.total = 0 then 0 else cardinality(d.done) * 100 / c.total end as progress_percent,
+          c.total > 0 and cardinality(d.done) >= c.total as completed,
+          case when c.total > 0 and cardinality(d.done) >= c.total then ${iso("sp.completed_at")} end as completed_at) s)
+          as setup_progress,
+        (select row_to_json(ms) from (select s.id, $1::integer as user_id, p.id as product_id, s.name, s.enabled,
+            p.name as product_name,
+            coalesce((select array_to_json(array_agg(row_to_json(tx) order by t.id)) from mcp_tools t
+              cross join lateral (select t.id, t.mcp_server_id, p.id as product_id, t.name, t.enabled) tx
+              where t.mcp_server_id = s.id), '[]') as tools
+          from mcp_servers s where s.account_id = $1 and s.product_id = p.id) ms) as mcp_server,
+        case when r.released_at is null then null else (select row_to_json(b) from (select c.downloadable as available,
+          r.artifact_sha256 as sha256, r.artifact_size as size,
+          case when c.downloadable then $3 || '/api/products/' || p.id || '/bundle' end as download_url) b) end as bundle
+    ) item
   )
-  select p.id, p.name, p.kind, p.description, p.delivery, p.manual, p.runtime, p.platforms,
-    p.thumbnail_html, p.hero_path, p.hero_alt, best.grant_type,
-    extract(epoch from best.updates_supported_until)::float8 * 1000 as updates_until_ms,
-    (select coalesce(json_agg(json_build_object('id', o.id, 'title', o.title, 'category_label', o.category_label,
-        'summary', o.summary, 'prompt', o.prompt, 'usage_guide', o.usage_guide, 'action_url', o.action_url)
-        order by o.position, o.id), '[]')
-      from product_setup_outputs o where o.product_id = p.id) as outputs,
-    (select coalesce(json_agg(json_build_object('platform', a.platform, 'label', a.label, 'path', a.path)
-        order by a.position, a.id), '[]')
-      from product_install_assets a where a.product_id = p.id) as assets,
-    r.artifact_sha256 as release_sha256, r.artifact_size::float8 as release_size,
-    extract(epoch from r.released_at)::float8 * 1000 as released_at_ms,
-    (select json_build_object('id', s.id, 'name', s.name, 'enabled', s.enabled, 'tools',
-        (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'enabled', t.enabled) order by t.id), '[]')
-          from mcp_tools t where t.mcp_server_id = s.id))
-      from mcp_servers s where s.account_id = $1 and s.product_id = p.id) as mcp_server,
-    sp.completed_step_indexes, extract(epoch from sp.completed_at)::float8 * 1000 as completed_at_ms
-  from best
-  join products p on p.id = best.product_id
-  left join lateral (
-    select rel.artifact_sha256, rel.artifact_size, rel.released_at from releases rel
-    where rel.product_id = p.id and rel.channel = 'stable'
-    order by rel.released_at desc, rel.id desc limit 1
-  ) r on true
-  left join setup_progress sp on sp.account_id = $1 and sp.product_id = p.id
-  order by p.name, p.id`;
+  select '{"items":[' || coalesce(string_agg(item::text, ',' order by name, id), '') || ']}' as body from items`;
 
 /** The account's usable products with everything a client needs to set them up. */
-export async function getLibrary(db: Database, caller: Caller, baseUrl: string): Promise<LibraryApiData> {
-  const { accountId } = caller;
-  const rows = (await db.$client.unsafe(LIBRARY_SQL, [accountId, caller.productId], {
+export async function getLibrary(db: Database, caller: Caller, baseUrl: string): Promise<JsonText<LibraryApiData>> {
+  const [row] = (await db.$client.unsafe(LIBRARY_SQL, [caller.accountId, caller.productId, baseUrl], {
     prepare: true,
-  })) as unknown as LibraryRow[];
-
-  return {
-    items: rows.map((row) => {
-      const releasedAt = row.released_at_ms === null ? null : new Date(row.released_at_ms);
-      const updatesUntil = row.updates_until_ms === null ? null : new Date(row.updates_until_ms);
-      const downloadable =
-        releasedAt !== null && row.release_sha256 !== null && withinUpdateWindow(updatesUntil, releasedAt);
-      const assetBase = `${baseUrl}/api/products/${row.id}/content-assets/`;
-      return {
-        access_source: row.grant_type,
-        thumbnail_html: row.thumbnail_html,
-        hero_path: row.hero_path,
-        hero_alt: row.hero_alt,
-        product: {
-          id: row.id,
-          name: row.name,
-          type_label: typeLabel(row.kind),
-          description: row.description,
-          delivery: toDeliveryData(row.delivery),
-          manual: row.manual ?? null,
-          outputs: row.outputs,
-          install_assets: row.assets.map((asset) => ({
-            ...asset,
-            download_url: assetBase + asset.path.split("/").map(encodeURIComponent).join("/"),
-          })),
-          runtime: row.runtime,
-          platforms: row.platforms,
-        },
-        setup_progress: toSetupProgressData(
-          setupStepCount(row),
-          row.completed_step_indexes
-            ? {
-                completedStepIndexes: row.completed_step_indexes,
-                completedAt: row.completed_at_ms === null ? null : new Date(row.completed_at_ms),
-              }
-            : undefined,
-        ),
-        mcp_server: row.mcp_server && {
-          id: row.mcp_server.id,
-          user_id: accountId,
-          product_id: row.id,
-          name: row.mcp_server.name,
-          enabled: row.mcp_server.enabled,
-          product_name: row.name,
-          tools: row.mcp_server.tools.map((tool) => ({
-            ...tool,
-            mcp_server_id: row.mcp_server?.id as number,
-            product_id: row.id,
-          })),
-        },
-        bundle:
-          releasedAt === null
-            ? null
-            : {
-                available: downloadable,
-                sha256: row.release_sha256,
-                size: row.release_size,
-                download_url: downloadable ? bundleDownloadUrl(baseUrl, row.id) : null,
-              },
-      };
-    }),
-  };
+  })) as unknown as [{ body: string }];
+  return new JsonText(row.body);
 }

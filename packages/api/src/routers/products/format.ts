@@ -67,7 +67,7 @@ export function toDeliveryData(delivery: Product["delivery"]): ProductDeliveryDa
   return { ...delivery, payload: { ...emptyPayload, ...delivery.payload } };
 }
 
-const typeLabels: Record<string, string> = {
+export const typeLabels: Record<string, string> = {
   app: "App",
   skill: "Agent skill",
   extension: "Extension",
@@ -78,28 +78,4 @@ const typeLabels: Record<string, string> = {
 
 export function typeLabel(kind: string): string {
   return typeLabels[kind] ?? kind.charAt(0).toUpperCase() + kind.slice(1);
-}
-
-/** Steps of the setup checklist: the manual's install steps. */
-export function setupStepCount(product: Pick<Product, "manual">): number {
-  return product.manual?.install_steps.length ?? 0;
-}
-
-export function toSetupProgressData(
-  totalCount: number,
-  row: { completedStepIndexes: number[]; completedAt: Date | null } | undefined,
-) {
-  const completed_step_indexes = (row?.completedStepIndexes ?? [])
-    .filter((index) => index < totalCount)
-    .sort((a, b) => a - b);
-  const completed_count = completed_step_indexes.length;
-  const completed = totalCount > 0 && completed_count >= totalCount;
-  return {
-    completed_step_indexes,
-    completed_count,
-    total_count: totalCount,
-    progress_percent: totalCount === 0 ? 0 : Math.floor((completed_count * 100) / totalCount),
-    completed,
-    completed_at: completed ? (row?.completedAt?.toISOString() ?? null) : null,
-  };
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { accountProcedure, productProcedure, router } from "../../trpc";
+import { TextOutput } from "../../plain";
+import { accountProcedure, router } from "../../trpc";
+import { productProcedure } from "./procedure";
 import {
   ListProductsInput,
   ProductApiData,
@@ -16,7 +18,7 @@ export const productsRouter = router({
   list: accountProcedure
     .meta({
       ability: "products.read",
-      openapi: { method: "GET", path: "/products", tags, summary: "Products in the catalog" },
+      openapi: { method: "GET", path: "/api/products", tags, summary: "Products in the catalog" },
     })
     .input(ListProductsInput)
     .output(z.object({ products: z.array(ProductApiData) }))
@@ -28,7 +30,7 @@ export const productsRouter = router({
       product: "visible",
       openapi: {
         method: "GET",
-        path: "/products/{product}",
+        path: "/api/products/{product}",
         tags,
         summary: "One product",
         description: "An unpublished product is visible only to accounts that can access it.",
@@ -41,7 +43,7 @@ export const productsRouter = router({
     .meta({
       ability: "products.read",
       product: "entitled",
-      openapi: { method: "GET", path: "/products/{product}/detail", tags, summary: "Full product detail" },
+      openapi: { method: "GET", path: "/api/products/{product}/detail", tags, summary: "Full product detail" },
     })
     .output(ProductDetailApiData)
     .query(({ ctx }) => getProductDetail(ctx.db, ctx.product)),
@@ -50,7 +52,7 @@ export const productsRouter = router({
     .meta({
       ability: "any-key",
       product: "visible",
-      openapi: { method: "GET", path: "/products/{product}/releases", tags, summary: "Releases of a product" },
+      openapi: { method: "GET", path: "/api/products/{product}/releases", tags, summary: "Releases of a product" },
     })
     .output(z.object({ releases: z.array(ProductReleaseData) }))
     .query(({ ctx }) => listReleases(ctx.db, ctx.product.id)),
@@ -61,7 +63,7 @@ export const productsRouter = router({
       product: "entitled",
       openapi: {
         method: "GET",
-        path: "/products/{product}/updates",
+        path: "/api/products/{product}/updates",
         tags,
         summary: "Update check",
         description: "Compares the client's `version` (semver) with the newest stable release.",
@@ -76,13 +78,13 @@ export const productsRouter = router({
       ability: "products.read",
       rest: {
         method: "GET",
-        path: "/product-content.css",
-        contentType: "text/css; charset=utf-8",
+        path: "/api/product-content.css",
+        contentTypes: ["text/css"],
         summary: "Styles for the HTML fragments of product content",
         tags,
       },
     })
     .input(z.object({}))
-    .output(z.string())
+    .output(TextOutput)
     .query(({ ctx }) => productContentCss(ctx.db, ctx.caller)),
 });

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { IdParam } from "../../trpc";
-
-const DateTime = z.iso.datetime({ offset: true });
+import { DateTime, IdParam } from "../../schemas/common";
 
 export const ProductCategoryData = z
   .object({

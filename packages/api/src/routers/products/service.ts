@@ -4,6 +4,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import semver from "semver";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
+import type { TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { entitledSql, type ProductAccess } from "./access";
 import { toDeliveryData, toProductApiData } from "./format";
@@ -175,7 +176,7 @@ export async function checkForUpdate(
 }
 
 /** Content styles of the products the key can see, for the HTML fragments the API returns. */
-export async function productContentCss(db: Database, caller: Caller): Promise<string> {
+export async function productContentCss(db: Database, caller: Caller): Promise<TextOutput> {
   const rows = await db
     .select({ id: products.id, css: products.contentCss })
     .from(products)
@@ -188,7 +189,7 @@ export async function productContentCss(db: Database, caller: Caller): Promise<s
     )
     .orderBy(products.id);
   const blocks = rows.map((row) => `/* product ${row.id} */\n${row.css}`);
-  return [BASE_CONTENT_CSS, ...blocks].join("\n\n");
+  return { kind: "text", contentType: "text/css; charset=utf-8", body: [BASE_CONTENT_CSS, ...blocks].join("\n\n") };
 }
 
 const BASE_CONTENT_CSS = `/* Shelf product content */

@@ -29,3 +29,6 @@ export function hashKeySecret(secret: string): string {
 export function visiblePrefix(secret: string): string {
   return secret.slice(0, VISIBLE_PREFIX_LENGTH);
 }
+
+/** The shape of every key this service issues, whatever brand it was issued under. */
+export const KEY_SECRET_PATTERN = new RegExp(`^[a-z][a-z0-9]{1,11}_[${ALPHABET}]{${RANDOM_LENGTH}}$`);

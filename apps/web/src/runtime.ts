@@ -1,0 +1,25 @@
+import type { Edge } from "@shelf/api/edge";
+import type { Database } from "@shelf/db";
+import type { WebConfig } from "./env";
+
+/** What the server started with, for the pages: Next loads its own copy of this module, so it travels on globalThis. */
+export type WebRuntime = {
+  config: WebConfig;
+  /** The public base URL links are built from. */
+  baseUrl: string;
+  db: Database;
+  accountApi: Edge;
+};
+
+const KEY = Symbol.for("shelf.web.runtime");
+type Holder = { [KEY]?: WebRuntime };
+
+export function setRuntime(runtime: WebRuntime): void {
+  (globalThis as Holder)[KEY] = runtime;
+}
+
+export function getRuntime(): WebRuntime {
+  const runtime = (globalThis as Holder)[KEY];
+  if (!runtime) throw new Error("The web app runs through server.ts, which sets up its runtime.");
+  return runtime;
+}

@@ -1,0 +1,105 @@
+import net from "node:net";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "./server";
+
+let testDb: TestDatabase;
+let server: RunningServer;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  server = await startServer({ DATABASE_URL: testDb.url });
+});
+afterAll(async () => {
+  await server?.stop();
+  await testDb?.drop();
+});
+
+/** Sends raw bytes and reads the whole answer: what a client that is not a browser or fetch can send. */
+function raw(payload: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { port, hostname } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.end(payload));
+    let data = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk) => {
+      data += chunk;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", body = ""] = data.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      );
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
+    });
+  });
+}
+
+const request = (lines: string[]) => raw(`${lines.join("\r\n")}\r\n\r\n`);
+
+describe("answers at the protocol level are the contract's JSON", () => {
+  it("TRACE on /api and on pages: 405 JSON", async () => {
+    for (const path of ["/api/library", "/docs/api"]) {
+      const response = await request([`TRACE ${path} HTTP/1.1`, "Host: localhost", "Connection: close"]);
+      expect(response.status, path).toBe(405);
+      expect(response.headers["content-type"]).toContain("application/json");
+      expect(JSON.parse(response.body).error).toBe("method_not_allowed");
+    }
+  });
+
+  it("a malformed or missing Host header: 400 JSON", async () => {
+    for (const host of ["Host: user@evil", "Host: [::1", "Host: a b"]) {
+      const response = await request(["GET /api/library HTTP/1.1", host, "Connection: close"]);
+      expect(response.status, host).toBe(400);
+      expect(JSON.parse(response.body), host).toEqual({ message: expect.any(String), error: "malformed_request" });
+    }
+    for (const version of ["HTTP/1.0", "HTTP/1.1"]) {
+      const missing = await request([`GET /api/library ${version}`, "Connection: close"]);
+      expect(missing.status, version).toBe(400);
+      expect(JSON.parse(missing.body).error).toBe("malformed_request");
+    }
+  });
+
+  it("OPTIONS *: 204 with the methods the server takes", async () => {
+    const response = await request(["OPTIONS * HTTP/1.1", "Host: localhost", "Connection: close"]);
+    expect(response.status).toBe(204);
+    expect(response.headers.allow).toContain("GET");
+  });
+
+  it("an absolute-form target reaches the API instead of a redirect", async () => {
+    const response = await request([
+      `GET http://localhost/api/library HTTP/1.1`,
+      "Host: localhost",
+      "Connection: close",
+    ]);
+    expect(response.status).toBe(401);
+    expect(JSON.parse(response.body).error).toBe("missing_api_key");
+    const odd = await request(["GET //api/library HTTP/1.1", "Host: localhost", "Connection: close"]);
+    expect(odd.headers["content-type"]).toContain("application/json");
+  });
+
+  it("Node's own parse errors: JSON 400 and 431 instead of empty bodies", async () => {
+    const cases: [string, number, string][] = [
+      ["GET /api/library HTTP/1.1\r\nHost: localhost\r\nX-Bad: a\u0001b\r\n\r\n", 400, "malformed_request"],
+      [
+        "POST /api/library HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        400,
+        "malformed_request",
+      ],
+      [
+        `GET /api/library HTTP/1.1\r\nHost: localhost\r\nX-Long: ${"a".repeat(20_000)}\r\n\r\n`,
+        431,
+        "header_fields_too_large",
+      ],
+      ["GARBAGE\r\n\r\n", 400, "malformed_request"],
+    ];
+    for (const [payload, status, error] of cases) {
+      const response = await raw(payload);
+      expect(response.status, payload.slice(0, 40)).toBe(status);
+      expect(response.headers["content-type"]).toContain("application/json");
+      expect(JSON.parse(response.body).error).toBe(error);
+    }
+  });
+});

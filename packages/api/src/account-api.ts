@@ -1,0 +1,18 @@
+import { accountApiPolicy } from "./auth/credential";
+import { createEdge, type Edge, type EdgeOptions } from "./edge/handler";
+import { appRouter } from "./root";
+
+export const ACCOUNT_API_DOCUMENT = {
+  path: "/api/openapi.json",
+  info: {
+    title: "Shelf API",
+    version: "1",
+    description:
+      "The account API: library, products, releases and update checks. Send an account API key as `Authorization: Bearer <key>`.",
+  },
+};
+
+/** The account API over HTTP: every route of the app router, account API keys only (contract 5.2 and 5.3). */
+export function createAccountApiEdge(options: Omit<EdgeOptions, "router" | "credentials" | "document">): Edge {
+  return createEdge({ ...options, router: appRouter, credentials: accountApiPolicy, document: ACCOUNT_API_DOCUMENT });
+}

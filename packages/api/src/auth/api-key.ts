@@ -1,0 +1,73 @@
+import type { Database } from "@shelf/db";
+import { schema } from "@shelf/db";
+import { eq, sql } from "drizzle-orm";
+import type { Ability } from "../abilities";
+import { perDatabase } from "../prepared";
+import type { Credential } from "./caller";
+import { hashKeySecret, KEY_SECRET_PATTERN } from "./key-secret";
+
+const { apiKeys } = schema;
+
+/** A device sign-in key dies after this long without use; each use pushes the date out (contract 5.10). */
+export const DEVICE_KEY_IDLE_DAYS = 90;
+/** Use is recorded at most this often per key, so ordinary requests only read. */
+export const KEY_USE_WRITE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** The key lookup runs on every request. */
+const keyLookup = perDatabase((db) =>
+  db
+    .select({
+      id: apiKeys.id,
+      accountId: apiKeys.accountId,
+      productId: apiKeys.productId,
+      kind: apiKeys.kind,
+      abilities: apiKeys.abilities,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.hash, sql.placeholder("hash")))
+    .prepare("shelf_api_key_by_hash"),
+);
+
+/** Whether a bearer token has the shape of an account API key; anything else never reaches the database. */
+export function looksLikeApiKey(token: string): boolean {
+  return KEY_SECRET_PATTERN.test(token);
+}
+
+/**
+ * Looks a key up by its SHA-256 hash. Revoked and expired keys are invalid from the very next request on:
+ * nothing is cached between requests. Use is written at most once an hour per key (device keys push their
+ * idle expiry out by 90 days on that write), so ordinary requests only read.
+ */
+export async function resolveApiKey(db: Database, token: string): Promise<Credential> {
+  const [key] = await keyLookup(db).execute({ hash: hashKeySecret(token) });
+  const now = Date.now();
+  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now)) return { status: "invalid" };
+  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() >= KEY_USE_WRITE_INTERVAL_MS) {
+    await recordKeyUse(db, key.id, key.kind);
+  }
+  return {
+    status: "valid",
+    caller: {
+      type: "api_key",
+      accountId: key.accountId,
+      keyId: key.id,
+      keyKind: key.kind,
+      abilities: new Set(key.abilities as Ability[]),
+      productId: key.productId,
+    },
+  };
+}
+
+async function recordKeyUse(db: Database, keyId: number, kind: "created" | "device"): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({
+      lastUsedAt: sql`now()`,
+      ...(kind === "device" ? { expiresAt: sql`now() + make_interval(days => ${DEVICE_KEY_IDLE_DAYS})` } : {}),
+    })
+    // Only live keys move: a revocation racing this write is never undone.
+    .where(sql`${apiKeys.id} = ${keyId} and ${apiKeys.revokedAt} is null`);
+}

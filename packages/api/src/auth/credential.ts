@@ -1,0 +1,42 @@
+import type { Database } from "@shelf/db";
+import { looksLikeApiKey, resolveApiKey } from "./api-key";
+import { bearerToken, type CallerType, type Credential } from "./caller";
+
+/** One kind of bearer credential: API keys now; OAuth access tokens join with the authorization server. */
+export type BearerResolver = {
+  /** Whether the token has this credential's shape; decided without I/O. */
+  matches: (token: string) => boolean;
+  resolve: (db: Database, token: string) => Promise<Credential>;
+};
+
+/** What an entry point reads from `Authorization: Bearer`, and which kinds of caller it lets through. */
+export type CredentialPolicy = {
+  resolvers: readonly BearerResolver[];
+  accepts: ReadonlySet<CallerType>;
+};
+
+export const apiKeyResolver: BearerResolver = { matches: looksLikeApiKey, resolve: resolveApiKey };
+
+/** The account API (contract 5.2): account API keys only. */
+export const accountApiPolicy: CredentialPolicy = { resolvers: [apiKeyResolver], accepts: new Set(["api_key"]) };
+
+const MAX_TOKEN_LENGTH = 512;
+
+/**
+ * The caller behind an Authorization header. A well-formed credential of a kind this entry point does not take
+ * (an OAuth token outside the account MCP) is refused exactly like an unknown key (contract 5.3).
+ */
+export async function resolveCredential(
+  db: Database,
+  authorization: string | null | undefined,
+  policy: CredentialPolicy = accountApiPolicy,
+): Promise<Credential> {
+  const token = bearerToken(authorization);
+  if (token === undefined) return { status: "none" };
+  if (token === null || token.length > MAX_TOKEN_LENGTH) return { status: "invalid" };
+  const resolver = policy.resolvers.find((candidate) => candidate.matches(token));
+  if (!resolver) return { status: "invalid" };
+  const credential = await resolver.resolve(db, token);
+  if (credential.status === "valid" && !policy.accepts.has(credential.caller.type)) return { status: "invalid" };
+  return credential;
+}

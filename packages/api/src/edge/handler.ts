@@ -1,0 +1,336 @@
+import { createHash } from "node:crypto";
+import type { Database } from "@shelf/db";
+import { type AnyRouter, callTRPCProcedure } from "@trpc/server";
+import { type Credential, credentialKey } from "../auth/caller";
+import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "../auth/credential";
+import { createContext } from "../context";
+import { JsonText } from "../json-text";
+import type { FileOutput, PlainOutput } from "../plain";
+import type { RateLimiter } from "../rate-limit";
+import { authorize } from "../trpc";
+import { nulErrors, type OpenApiParameter, type ParamSpec, paramSpecs, readParameters } from "./input";
+import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./openapi";
+import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
+import { type EdgeRequest, isWellEncoded, parseTarget, readBody } from "./request";
+import {
+  bodyLength,
+  domainErrorBody,
+  type EdgeResult,
+  errorResult,
+  errorToResponse,
+  jsonResult,
+  validationBody,
+} from "./results";
+import { collectRoutes, type EdgeRoute, type RouteMatch, RouteTable } from "./routes";
+
+export type EdgeOptions = {
+  /** The routers whose procedures declare REST routes in their meta. */
+  router: AnyRouter;
+  db: Database;
+  /** Public base URL, for links in answers and the document's server. */
+  baseUrl: string;
+  rateLimiter: RateLimiter;
+  /** Which bearer credentials are read and accepted; by default account API keys only. */
+  credentials?: CredentialPolicy;
+  /** Read the client address from X-Forwarded-For, as appended by the one proxy in front (the last entry). */
+  trustProxy?: boolean;
+  /** Largest request body read (413 beyond); 1 MiB by default. */
+  maxBodyBytes?: number;
+  /** Where the OpenAPI document is served, and its title. */
+  document?: { path: string; info: DocumentInfo };
+  /** Called with every error that is not the caller's fault (a bug, an outage); it is answered as a 500. */
+  onUnexpectedError?: (error: unknown) => void;
+};
+
+export type Edge = {
+  handle: (request: EdgeRequest) => Promise<EdgeResult>;
+  /** Whether a path is this edge's: one of its routes, or anything under the first segment of one (JSON 404s). */
+  owns: (path: string) => boolean;
+  routes: RouteTable;
+  document: OpenApiDocument;
+};
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * One HTTP edge for every route of a router: credential, rate limit, routing, input parsing, the procedure call,
+ * and the contract's answers (error bodies, success statuses, validators, ranges, HEAD), in that order. Any server
+ * can mount it: the custom Node server writes its results straight to the socket, fetch-style handlers turn them
+ * into a `Response`.
+ *
+ * Inputs are parsed here, from the document's parameter types, into values the procedure's own schema then checks:
+ * the procedure sees the same input whichever route ran before, and whether it was called over REST or through
+ * `createCaller` (MCP tools).
+ */
+export function createEdge(options: EdgeOptions): Edge {
+  const routes = new RouteTable(collectRoutes(options.router));
+  const info = options.document?.info ?? { title: "API", description: "", version: "1" };
+  const document = buildOpenApiDocument(options.router, routes.routes, options.baseUrl, info);
+  const documentBody = JSON.stringify(document);
+  const specs = new Map<EdgeRoute, ParamSpec[]>();
+  for (const route of routes.routes) {
+    const item = document.paths?.[route.documentPath] as
+      | Record<string, { parameters?: OpenApiParameter[] }>
+      | undefined;
+    const operation = item?.[route.method.toLowerCase()];
+    specs.set(route, paramSpecs(operation?.parameters ?? []));
+  }
+  const prefixes = [...new Set(routes.routes.map((route) => `/${route.path.split("/")[1]}`))];
+  const credentials = options.credentials ?? accountApiPolicy;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const onUnexpectedError = options.onUnexpectedError ?? ((error) => console.error("Unexpected API error", error));
+
+  async function handle(request: EdgeRequest): Promise<EdgeResult> {
+    let result: EdgeResult;
+    try {
+      result = await dispatch(request);
+    } catch (error) {
+      // The database or the rate-limit store failed outside any procedure: still the contract's JSON.
+      onUnexpectedError(error);
+      result = errorResult("internal_error");
+    }
+    return finish(request, result);
+  }
+
+  async function dispatch(request: EdgeRequest): Promise<EdgeResult> {
+    const url = parseTarget(request.target);
+    if (!url || !isWellEncoded(url)) {
+      return errorResult("malformed_request", "The URL has malformed percent-encoding.");
+    }
+    const path = url.pathname;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    if (options.document && method === "GET" && path === options.document.path) {
+      return {
+        status: 200,
+        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
+        body: documentBody,
+      };
+    }
+
+    const credential = await resolveCredential(options.db, request.header("authorization"), credentials);
+    const limitKey =
+      credential.status === "valid" ? credentialKey(credential.caller) : `ip:${clientAddress(request, options)}`;
+    const decision = await options.rateLimiter.consume(limitKey);
+    const limitHeaders: Record<string, string> = {
+      "x-ratelimit-limit": String(decision.limit),
+      "x-ratelimit-remaining": String(decision.remaining),
+    };
+    if (!decision.allowed) {
+      return errorResult("rate_limited", undefined, {
+        ...limitHeaders,
+        "retry-after": String(decision.retryAfterSeconds),
+      });
+    }
+
+    const matched = routes.match(method, path);
+    let result: EdgeResult;
+    if (matched) {
+      result = await callRoute(matched, url, request, credential);
+    } else {
+      const allowed = routes.allowedMethods(path);
+      if (allowed.length === 0) result = errorResult("not_found", "No such API endpoint.");
+      else if (request.method === "OPTIONS")
+        result = { status: 204, headers: { allow: allowed.join(", ") }, body: null };
+      else result = errorResult("method_not_allowed", undefined, { allow: allowed.join(", ") });
+    }
+    Object.assign(result.headers, limitHeaders);
+    return result;
+  }
+
+  async function callRoute(
+    { route, params }: RouteMatch,
+    url: URL,
+    request: EdgeRequest,
+    credential: Credential,
+  ): Promise<EdgeResult> {
+    try {
+      // 401 and 403 before a byte of the body is read or a parameter judged (contract 5.9).
+      authorize(route.meta, credential);
+    } catch (error) {
+      return failure(error);
+    }
+    let body: unknown;
+    if (BODY_METHODS.has(route.method)) {
+      const read = await readBody(request, maxBodyBytes);
+      if (!read.ok) return errorResult("payload_too_large");
+      if (read.bytes.some((byte) => byte > 0x20)) {
+        if (!JSON_TYPE.test(request.header("content-type") ?? "")) return errorResult("unsupported_media_type");
+        try {
+          body = JSON.parse(utf8.decode(read.bytes));
+        } catch {
+          return jsonResult(422, validationBody({ body: ["must be valid JSON in UTF-8"] }));
+        }
+      }
+    }
+    const { values, errors } = readParameters(specs.get(route) ?? [], params, url.searchParams);
+    nulErrors(body, "", errors);
+    if (body !== undefined && (body === null || typeof body !== "object" || Array.isArray(body))) {
+      errors.body = ["must be a JSON object"];
+    }
+    if (Object.keys(errors).length > 0) return jsonResult(422, validationBody(errors));
+
+    const context = createContext({ db: options.db, credential, baseUrl: options.baseUrl });
+    let output: unknown;
+    try {
+      output = await callTRPCProcedure({
+        router: options.router,
+        path: route.procedure,
+        type: route.type,
+        ctx: context,
+        getRawInput: async () => ({ ...(body as object | undefined), ...values }),
+        signal: undefined,
+        batchIndex: 0,
+      });
+    } catch (error) {
+      return failure(error);
+    }
+    const headers = { ...context.res.headers };
+    const status = route.meta.successStatus ?? 200;
+    if (route.kind === "json") {
+      if (status === 204) return { status, headers, body: null };
+      if (output instanceof JsonText) {
+        return {
+          status,
+          headers: { "content-type": "application/json; charset=utf-8", ...headers },
+          body: output.text,
+        };
+      }
+      return jsonResult(status, output, headers);
+    }
+    return plainResult(output as PlainOutput, status, headers, request);
+  }
+
+  function failure(error: unknown): EdgeResult {
+    const mapped = errorToResponse(error);
+    if (mapped.unexpected) onUnexpectedError(error);
+    return jsonResult(mapped.status, mapped.body);
+  }
+
+  return {
+    handle,
+    owns: (path) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
+    routes,
+    document,
+  };
+}
+
+function plainResult(
+  output: PlainOutput,
+  status: number,
+  headers: Record<string, string>,
+  request: EdgeRequest,
+): EdgeResult {
+  switch (output.kind) {
+    case "redirect":
+      return {
+        status: output.status,
+        headers: { ...headers, location: output.location, "cache-control": output.cacheControl ?? "no-store" },
+        body: null,
+      };
+    case "text":
+      return {
+        status,
+        headers: {
+          ...headers,
+          "content-type": output.contentType,
+          ...(output.cacheControl ? { "cache-control": output.cacheControl } : {}),
+          ...(output.lastModified ? { "last-modified": output.lastModified.toUTCString() } : {}),
+        },
+        body: output.body,
+      };
+    case "file":
+      return fileResult(output, headers, request);
+  }
+}
+
+/** A stored file: validators, then ranges (RFC 9110 sections 13 and 14), streamed either way. */
+function fileResult(file: FileOutput, base: Record<string, string>, request: EdgeRequest): EdgeResult {
+  const etag = `"${file.etag}"`;
+  const headers: Record<string, string> = {
+    ...base,
+    "content-type": file.contentType,
+    "accept-ranges": "bytes",
+    etag,
+    "cache-control": file.cacheControl,
+  };
+  if (file.lastModified) headers["last-modified"] = file.lastModified.toUTCString();
+  if (file.filename) headers["content-disposition"] = contentDisposition(file.filename);
+  if (notModified(request, etag, file.lastModified)) return { status: 304, headers, body: null };
+
+  const decision = ifRangeHolds(request.header("if-range"), etag, file.lastModified)
+    ? evaluateRange(request.header("range"), file.size)
+    : ({ kind: "full" } as const);
+  if (decision.kind === "unsatisfiable") {
+    return jsonResult(416, domainErrorBody("range_not_satisfiable"), {
+      "accept-ranges": "bytes",
+      "content-range": `bytes */${file.size}`,
+    });
+  }
+  if (decision.kind === "full") {
+    return { status: 200, headers, body: { length: file.size, open: async () => file.open() } };
+  }
+  const [single] = decision.ranges;
+  if (decision.ranges.length === 1 && single) {
+    headers["content-range"] = contentRange(single, file.size);
+    return {
+      status: 206,
+      headers,
+      body: { length: single.end - single.start + 1, open: async () => file.open(single) },
+    };
+  }
+  const multipart = multipartRanges(decision.ranges, file.size, file.contentType, file.open);
+  headers["content-type"] = multipart.contentType;
+  return { status: 206, headers, body: { length: multipart.length, open: multipart.open } };
+}
+
+/** `attachment` with a plain ASCII name for old clients and the exact name in RFC 8187 form. */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/** If-None-Match (weak comparison), else If-Modified-Since (RFC 9110, 13.2.2). */
+function notModified(request: EdgeRequest, etag: string, lastModified: Date | null): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const ifNoneMatch = request.header("if-none-match");
+  if (ifNoneMatch !== undefined) {
+    if (ifNoneMatch.trim() === "*") return true;
+    const opaque = etag.replace(/^W\//, "");
+    return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === opaque);
+  }
+  const since = Date.parse(request.header("if-modified-since") ?? "");
+  return lastModified !== null && !Number.isNaN(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
+}
+
+/**
+ * The last touches every answer gets: a weak ETag on small GET bodies (devices revalidate the library and update
+ * checks on every launch), 304 when it still holds, `Content-Length`, and no body for HEAD.
+ */
+function finish(request: EdgeRequest, result: EdgeResult): EdgeResult {
+  const { headers } = result;
+  headers["x-content-type-options"] = "nosniff";
+  if (result.status >= 400) headers["cache-control"] = "no-store";
+  const isRead = request.method === "GET" || request.method === "HEAD";
+  if (isRead && result.status === 200 && headers.etag === undefined && typeof result.body === "string") {
+    headers.etag = `W/"${createHash("sha1").update(result.body).digest("base64url")}"`;
+    headers["cache-control"] ??= "private, no-cache";
+    if (notModified(request, headers.etag, null)) {
+      result.status = 304;
+      result.body = null;
+    }
+  }
+  if (result.status !== 204 && result.status !== 304) headers["content-length"] = String(bodyLength(result.body));
+  if (request.method === "HEAD") result.body = null;
+  return result;
+}
+
+function clientAddress(request: EdgeRequest, options: EdgeOptions): string {
+  if (options.trustProxy) {
+    const forwarded = request.header("x-forwarded-for")?.split(",").pop()?.trim();
+    if (forwarded) return forwarded;
+  }
+  return request.clientAddress ?? "unknown";
+}

@@ -1,0 +1,108 @@
+import type { FieldErrors } from "../errors";
+
+type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; items?: JsonSchema };
+export type OpenApiParameter = { in: string; name: string; required?: boolean; schema?: JsonSchema };
+
+type Scalar = "integer" | "number" | "boolean" | "string";
+/** How one path or query parameter is read from its text. */
+export type ParamSpec = { name: string; in: "path" | "query"; type: Scalar | "array"; items: Scalar };
+
+function scalarOf(schema: JsonSchema | undefined): Scalar | "array" {
+  if (!schema) return "string";
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (variants) {
+    const kinds = variants.map(scalarOf).filter((kind) => kind !== "string");
+    return kinds[0] ?? "string";
+  }
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const type = types.find((candidate) => candidate !== "null");
+  return type === "integer" || type === "number" || type === "boolean" || type === "array" ? type : "string";
+}
+
+/** The specs of an operation's path and query parameters, from its OpenAPI parameter objects. */
+export function paramSpecs(parameters: readonly OpenApiParameter[]): ParamSpec[] {
+  return parameters
+    .filter((parameter) => parameter.in === "path" || parameter.in === "query")
+    .map((parameter) => {
+      const type = scalarOf(parameter.schema);
+      const items = type === "array" ? scalarOf(parameter.schema?.items) : "string";
+      return {
+        name: parameter.name,
+        in: parameter.in as "path" | "query",
+        type,
+        items: items === "array" ? "string" : items,
+      };
+    });
+}
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * A parameter's text as the value its schema takes. Text that is not exactly such a value stays text, so the
+ * procedure's own schema refuses it with its own message: `1e3`, `0x10` and `1.0` are not integers.
+ */
+function convert(type: Scalar, text: string): unknown {
+  switch (type) {
+    case "integer":
+      return INTEGER.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
+    case "number":
+      return NUMBER.test(text) ? Number(text) : text;
+    case "boolean":
+      return text === "true" ? true : text === "false" ? false : text;
+    case "string":
+      return text;
+  }
+}
+
+const NUL_MESSAGE = "must not contain NUL characters";
+
+function addError(errors: FieldErrors, field: string, message: string) {
+  const list = errors[field] ?? [];
+  if (!list.includes(message)) list.push(message);
+  errors[field] = list;
+}
+
+/**
+ * The declared path and query parameters as typed values. Undeclared query parameters are never read (a
+ * parameter named `__proto__` or `constructor` is just ignored); a declared one given twice, and NUL anywhere
+ * (PostgreSQL text cannot hold it), are field errors.
+ */
+export function readParameters(
+  specs: readonly ParamSpec[],
+  pathParams: Record<string, string>,
+  query: URLSearchParams,
+): { values: Record<string, unknown>; errors: FieldErrors } {
+  const values: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
+  for (const spec of specs) {
+    const texts = spec.in === "path" ? [pathParams[spec.name] as string] : query.getAll(spec.name);
+    if (texts.length === 0) continue;
+    if (texts.some((text) => text.includes("\0"))) {
+      addError(errors, spec.name, NUL_MESSAGE);
+      continue;
+    }
+    if (spec.type === "array") values[spec.name] = texts.map((text) => convert(spec.items, text));
+    else if (texts.length > 1) addError(errors, spec.name, "must be given once");
+    else values[spec.name] = convert(spec.type, texts[0] as string);
+  }
+  return { values, errors };
+}
+
+/** Field errors for every NUL in a parsed JSON body, in its strings and in its keys. */
+export function nulErrors(value: unknown, path = "", errors: FieldErrors = {}): FieldErrors {
+  if (typeof value === "string") {
+    if (value.includes("\0")) addError(errors, path || "body", NUL_MESSAGE);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      nulErrors(item, path ? `${path}.${index}` : String(index), errors);
+    });
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const field = path ? `${path}.${key}` : key;
+      if (key.includes("\0")) addError(errors, path || "body", "must not contain NUL characters in keys");
+      nulErrors(item, field, errors);
+    }
+  }
+  return errors;
+}

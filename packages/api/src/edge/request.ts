@@ -1,0 +1,57 @@
+/**
+ * What the edge needs of a request, whichever server received it: Node's `http` (the custom server) or a fetch
+ * `Request` (Next route handlers, tests). Building a fetch `Request` costs more than the work of a small endpoint,
+ * and cannot even represent some methods (`TRACE`), so the edge reads this instead.
+ */
+export type EdgeRequest = {
+  method: string;
+  /** The request target in origin form: path and query, still percent-encoded. */
+  target: string;
+  /** A header's value (several values joined by ", "), by lowercase name. */
+  header: (name: string) => string | undefined;
+  /** The body, or null when the request has none. */
+  body: AsyncIterable<Uint8Array> | null;
+  /** The peer address of the connection. */
+  clientAddress: string | undefined;
+};
+
+export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; reason: "too_large" };
+
+/** Reads a body up to `limit` bytes; past it, stops reading and says so, so nothing unbounded is ever buffered. */
+export async function readBody(request: EdgeRequest, limit: number): Promise<BodyRead> {
+  const declared = Number(request.header("content-length"));
+  if (Number.isFinite(declared) && declared > limit) return { ok: false, reason: "too_large" };
+  if (!request.body) return { ok: true, bytes: Buffer.alloc(0) };
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of request.body) {
+    length += chunk.byteLength;
+    if (length > limit) return { ok: false, reason: "too_large" };
+    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+  return { ok: true, bytes: Buffer.concat(chunks, length) };
+}
+
+/**
+ * The path and query of a target, or null when it is not in origin form. The base is joined as text: `new URL`
+ * with a base would read a target like `//host/path` as another host.
+ */
+export function parseTarget(target: string): URL | null {
+  if (!target.startsWith("/")) return null;
+  try {
+    return new URL(`http://edge.invalid${target}`);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether every percent-escape of the path and query decodes (`%E0%A4%A` does not). */
+export function isWellEncoded(url: URL): boolean {
+  try {
+    decodeURIComponent(url.pathname);
+    decodeURIComponent(url.search.replace(/\+/g, " "));
+    return true;
+  } catch {
+    return false;
+  }
+}

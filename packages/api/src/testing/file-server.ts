@@ -1,0 +1,30 @@
+import { createDb } from "@shelf/db";
+import { createEdge } from "../edge/handler";
+import { writeNode } from "../edge/node";
+import { errorResult } from "../edge/results";
+import { createEdgeServer } from "../edge/server";
+import { createRateLimiter } from "../rate-limit";
+import { createTestRouter } from "./test-router";
+
+/**
+ * The test router behind the real Node server, in a process of its own: downloads are measured from outside it
+ * (curl, aria2c) and its memory read from /proc. DATABASE_URL and FILES_DIR come from the test.
+ */
+const pool = createDb(process.env.DATABASE_URL as string, { max: 4 });
+const edge = createEdge({
+  router: createTestRouter({ filesDir: process.env.FILES_DIR as string }),
+  db: pool.db,
+  baseUrl: "http://127.0.0.1",
+  rateLimiter: createRateLimiter({ points: 1_000_000 }),
+});
+const server = createEdgeServer({
+  edges: [edge],
+  fallback: async (_req, res) => writeNode(res, errorResult("not_found")),
+});
+const port = await server.listen(0, "127.0.0.1");
+console.log(`file server listening on ${port}`);
+process.on("SIGTERM", async () => {
+  await server.shutdown(1000);
+  await pool.close();
+  process.exit(0);
+});

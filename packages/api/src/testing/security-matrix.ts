@@ -1,0 +1,245 @@
+import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { AnyRouter } from "@trpc/server";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { type AccountAbility, accountAbilities } from "../abilities";
+import type { Edge } from "../edge/handler";
+import { collectRoutes, type EdgeRoute } from "../edge/routes";
+import { type DomainErrorCode, domainErrors } from "../errors";
+import { jsonTextSchema } from "../json-text";
+import { plainKinds } from "../plain";
+import type { RequestExample } from "../trpc";
+import { contractMismatch } from "./contract";
+import { createAccount, createKey, createProduct, grantEntitlement } from "./factories";
+import { createApiClient } from "./harness";
+
+/** An integer no row has: every `{id}`-like parameter of a missing target. */
+export const MISSING_ID = 2_000_000_000;
+const MISSING_TEXT = "no-such-target";
+
+type Fixture = {
+  accountId: number;
+  product: number;
+  otherProduct: number;
+  keys: Record<"full" | "revoked" | "expired" | "scopedElsewhere" | "unentitled" | "neighbour", string>;
+  lacking: Map<AccountAbility, string>;
+  examples: Map<EdgeRoute, RequestExample>;
+};
+
+/**
+ * Every route of an edge against every way a credential can be wrong, plus a success row and, for routes naming
+ * something other than a product, a missing-target row and a cross-account row. Rows come from the routes' own
+ * meta (ability, product rule, example): a new endpoint gets its rows without anyone writing them.
+ */
+export function describeSecurityMatrix(
+  title: string,
+  options: { router: AnyRouter; edge: (testDb: TestDatabase) => Edge },
+) {
+  let testDb: TestDatabase;
+  let edge: Edge;
+  let request: ReturnType<typeof createApiClient>;
+  let fixture: Fixture;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    const { db } = testDb;
+    edge = options.edge(testDb);
+    request = createApiClient(db, { edge });
+    const account = await createAccount(db);
+    const product = await createProduct(db);
+    const otherProduct = await createProduct(db);
+    await grantEntitlement(db, account.id, product.id);
+    await grantEntitlement(db, account.id, otherProduct.id);
+    const all = [...accountAbilities];
+    const full = await createKey(db, account.id, { abilities: all });
+    const revoked = await createKey(db, account.id, { abilities: all });
+    await db.update(schema.apiKeys).set({ revokedAt: new Date() }).where(eq(schema.apiKeys.id, revoked.record.id));
+    const expired = await createKey(db, account.id, { abilities: all, expiresAt: new Date(Date.now() + 60_000) });
+    await db
+      .update(schema.apiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(schema.apiKeys.id, expired.record.id));
+    const scopedElsewhere = await createKey(db, account.id, { abilities: all, productId: otherProduct.id });
+    const stranger = await createAccount(db);
+    const unentitled = await createKey(db, stranger.id, { abilities: all });
+    // Another buyer of the same product: whatever the owner's request names must be invisible to them.
+    const neighbour = await createAccount(db);
+    await grantEntitlement(db, neighbour.id, product.id);
+    const neighbourKey = await createKey(db, neighbour.id, { abilities: all });
+    // One account per lacking ability keeps every scope under its three-key limit.
+    const lacking = new Map<AccountAbility, string>();
+    for (const ability of accountAbilities) {
+      const holder = await createAccount(db);
+      await grantEntitlement(db, holder.id, product.id);
+      const key = await createKey(db, holder.id, { abilities: all.filter((held) => held !== ability) });
+      lacking.set(ability, key.key);
+    }
+    const examples = new Map<EdgeRoute, RequestExample>();
+    for (const route of routes) {
+      const build = route.meta.example?.build;
+      const example = build
+        ? await build({ db, accountId: account.id, productId: product.id })
+        : { params: route.params.some((param) => param.name === "product") ? { product: product.id } : {} };
+      examples.set(route, example);
+    }
+    fixture = {
+      accountId: account.id,
+      product: product.id,
+      otherProduct: otherProduct.id,
+      keys: {
+        full: full.key,
+        revoked: revoked.key,
+        expired: expired.key,
+        scopedElsewhere: scopedElsewhere.key,
+        unentitled: unentitled.key,
+        neighbour: neighbourKey.key,
+      },
+      lacking,
+      examples,
+    };
+  });
+  afterAll(() => testDb.drop());
+
+  /** The route's example, with some parameters replaced. */
+  function send(route: EdgeRoute, key: string | null, params: Record<string, string | number> = {}) {
+    const example = fixture.examples.get(route) ?? {};
+    const values = { ...example.params, ...params };
+    const path = route.path.replace(/\{(\w+)(\+?)\}/g, (_, name: string, rest: string) => {
+      const value = String(values[name] ?? MISSING_ID);
+      return rest ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value);
+    });
+    const query = new URLSearchParams(example.query ?? {}).toString();
+    return request(query ? `${path}?${query}` : path, {
+      method: route.method,
+      key,
+      headers: example.headers,
+      body: route.method === "GET" ? undefined : (example.body ?? {}),
+    });
+  }
+
+  function missingParams(route: EdgeRoute): Record<string, string | number> {
+    const missing: Record<string, string | number> = {};
+    for (const param of route.params) {
+      if (param.name === "product") continue;
+      missing[param.name] = route.meta.example?.missing?.[param.name] ?? (param.rest ? MISSING_TEXT : MISSING_ID);
+    }
+    return missing;
+  }
+
+  const routes = collectRoutes(options.router);
+  /** What success looks like: the declared status, or a redirect for a route whose output may be one. */
+  const successStatuses = (route: EdgeRoute) => {
+    const kinds = route.kind === "plain" ? plainKinds(route.output) : [];
+    const redirects = kinds.includes("redirect") ? [302, 303, 307] : [];
+    return kinds.length === 1 && redirects.length ? redirects : [route.meta.successStatus ?? 200, ...redirects];
+  };
+  const keyed = routes.filter((route) => route.meta.ability !== "public");
+  const withProduct = keyed.filter((route) => route.params.some((param) => param.name === "product"));
+  const withAbility = keyed.filter((route) => route.meta.ability !== "any-key");
+  const entitledOnly = keyed.filter((route) => route.meta.product === "entitled");
+  const withTarget = routes.filter((route) => route.params.some((param) => param.name !== "product"));
+  const name = (route: EdgeRoute) => `${route.method} ${route.path}`;
+  const rows = (list: EdgeRoute[]) => list.map((route) => [name(route), route] as const);
+
+  describe(`security matrix: ${title}`, () => {
+    it("covers every REST endpoint, each declaring its ability, output, product rule and example", () => {
+      expect(routes.length).toBeGreaterThan(0);
+      for (const route of routes) {
+        expect(route.meta.ability, `${name(route)} declares its ability`).toBeDefined();
+        expect(route.output, `${name(route)} declares its output`).toBeDefined();
+        if (route.params.some((param) => param.name === "product"))
+          expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
+        if (withTarget.includes(route))
+          expect(route.meta.example, `${name(route)} declares how to build a valid request`).toBeDefined();
+      }
+    });
+
+    it.each(rows(keyed))("%s without a key: 401 missing_api_key", async (_, route) => {
+      const response = await send(route, null);
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ message: expect.any(String), error: "missing_api_key" });
+    });
+
+    it.each(rows(keyed))("%s with an unknown key: 401 invalid_api_key", async (_, route) => {
+      const response = await send(route, "shelf_NotARealKeyAtAllNotARealKeyAtAll");
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_api_key");
+    });
+
+    it.each(rows(keyed))("%s with a revoked key: 401 invalid_api_key", async (_, route) => {
+      const response = await send(route, fixture.keys.revoked);
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_api_key");
+    });
+
+    it.each(rows(keyed))("%s with an expired key: 401 invalid_api_key", async (_, route) => {
+      const response = await send(route, fixture.keys.expired);
+      expect(response.status).toBe(401);
+      expect(response.body.error).toBe("invalid_api_key");
+    });
+
+    it.each(rows(withAbility))(
+      "%s with a key lacking its ability: 403 missing_api_key_ability, before any lookup",
+      async (_, route) => {
+        const key = fixture.lacking.get(route.meta.ability as AccountAbility) as string;
+        for (const params of [{}, { ...missingParams(route), product: MISSING_ID }]) {
+          const response = await send(route, key, params);
+          expect(response.status).toBe(403);
+          expect(response.body.error).toBe("missing_api_key_ability");
+        }
+      },
+    );
+
+    it.each(rows(withProduct))(
+      "%s with a key scoped to another product: 403 product_api_key_scope_required",
+      async (_, route) => {
+        const response = await send(route, fixture.keys.scopedElsewhere);
+        expect(response.status).toBe(403);
+        expect(response.body.error).toBe("product_api_key_scope_required");
+      },
+    );
+
+    it.each(rows(entitledOnly))(
+      "%s for an account without the product: 403 product_entitlement_required",
+      async (_, route) => {
+        const response = await send(route, fixture.keys.unentitled);
+        expect(response.status).toBe(403);
+        expect(response.body.error).toBe("product_entitlement_required");
+      },
+    );
+
+    it.each(rows(withProduct))("%s for a missing product: 404", async (_, route) => {
+      const response = await send(route, fixture.keys.full, { product: MISSING_ID });
+      expect(response.status).toBe(404);
+      expect(response.body.error).toBe("not_found");
+    });
+
+    it.each(rows(withTarget))("%s for a missing target: 404 with the route's code", async (_, route) => {
+      const response = await send(route, fixture.keys.full, missingParams(route));
+      expect(response.status).toBe(404);
+      const codes = (["not_found", ...(route.meta.errors ?? [])] as DomainErrorCode[]).filter(
+        (code) => domainErrors[code].status === 404,
+      );
+      expect(codes).toContain(response.body.error);
+    });
+
+    it.each(rows(withTarget))(
+      "%s for another account's target: the same answer as for a missing one",
+      async (_, route) => {
+        const foreign = await send(route, fixture.keys.neighbour);
+        const missing = await send(route, fixture.keys.neighbour, missingParams(route));
+        expect(missing.status).toBe(404);
+        expect({ status: foreign.status, body: foreign.body }).toEqual({ status: missing.status, body: missing.body });
+      },
+    );
+
+    it.each(rows(routes))("%s with a full key: success, exactly in the documented shape", async (_, route) => {
+      const response = await send(route, fixture.keys.full);
+      expect(successStatuses(route), response.text).toContain(response.status);
+      const schema = jsonTextSchema(route.output) ?? (route.output as z.ZodType);
+      if (route.kind === "json" && response.status === 200) expect(contractMismatch(schema, response.text)).toBeNull();
+    });
+  });
+}

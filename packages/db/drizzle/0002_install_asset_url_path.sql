@@ -1,0 +1,1 @@
+ALTER TABLE "product_install_assets" ADD COLUMN "url_path" text GENERATED ALWAYS AS (shelf_encode_uri_path(path)) STORED NOT NULL;

@@ -1,0 +1,140 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { builtinModules } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The structure the folders promise, checked: each package declares what it imports, base modules of the API
+ * import no domain, and shared schemas reach nothing but zod and pure modules.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === "node_modules" || entry === ".next" || entry.startsWith(".")) continue;
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
+    else if (/\.(ts|tsx|mts)$/.test(entry) && !entry.endsWith(".d.ts")) files.push(full);
+  }
+  return files;
+}
+
+function imports(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+  return info.importedFiles.map((imported) => imported.fileName);
+}
+
+function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] as string);
+}
+
+const builtins = new Set(builtinModules);
+
+function workspaces(): { dir: string; files: string[] }[] {
+  const dirs = ["apps", "packages", "tooling"].flatMap((group) =>
+    readdirSync(path.join(root, group))
+      .map((name) => path.join(root, group, name))
+      .filter((dir) => existsSync(path.join(dir, "package.json"))),
+  );
+  const rootFiles = ["bench", "scripts", "tooling/architecture"].flatMap((dir) =>
+    existsSync(path.join(root, dir)) ? sourceFiles(path.join(root, dir)) : [],
+  );
+  return [
+    ...dirs.map((dir) => ({ dir, files: sourceFiles(dir) })),
+    { dir: root, files: [...rootFiles, path.join(root, "vitest.config.ts")] },
+  ];
+}
+
+describe("architecture", () => {
+  it("every package declares the packages it imports", () => {
+    const undeclared: string[] = [];
+    const all = workspaces();
+    const workspaceDirs = all.map(({ dir }) => dir).filter((dir) => dir !== root);
+    for (const { dir, files } of all) {
+      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+      const declared = new Set([
+        manifest.name,
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.devDependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+      ]);
+      for (const file of files) {
+        for (const specifier of imports(file)) {
+          if (specifier.startsWith(".")) {
+            const target = path.resolve(path.dirname(file), specifier);
+            const leaves =
+              dir === root
+                ? workspaceDirs.some((other) => target.startsWith(`${other}${path.sep}`))
+                : !target.startsWith(`${dir}${path.sep}`);
+            if (leaves) {
+              undeclared.push(
+                `${path.relative(root, file)} reaches into ${path.relative(root, target)} by a relative path`,
+              );
+            }
+            continue;
+          }
+          if (specifier.startsWith("node:")) continue;
+          const name = packageOf(specifier);
+          if (builtins.has(name) || declared.has(name)) continue;
+          undeclared.push(
+            `${path.relative(root, file)} imports ${name}, which ${path.relative(root, dir) || "the root"}/package.json does not declare`,
+          );
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
+  });
+
+  const apiSrc = path.join(root, "packages/api/src");
+  const resolveRelative = (from: string, specifier: string) => {
+    const base = path.resolve(path.dirname(from), specifier);
+    for (const candidate of [`${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")]) {
+      if (existsSync(candidate)) return candidate;
+    }
+    return base;
+  };
+
+  it("base modules of the API (trpc, context, errors, auth, edge, schemas) import no domain router", () => {
+    const base = sourceFiles(apiSrc).filter((file) => {
+      const relative = path.relative(apiSrc, file);
+      return (
+        !relative.endsWith(".test.ts") &&
+        (/^(trpc|context|errors|abilities|plain|prepared|env)\.ts$/.test(relative) ||
+          (/^(auth|edge|schemas)\//.test(relative) && relative !== "schemas/index.ts"))
+      );
+    });
+    const crossings: string[] = [];
+    for (const file of base) {
+      for (const specifier of imports(file)) {
+        if (!specifier.startsWith(".")) continue;
+        const target = path.relative(apiSrc, resolveRelative(file, specifier));
+        if (target.startsWith("routers/") || target === "root.ts" || target.startsWith("demo/")) {
+          crossings.push(`${path.relative(apiSrc, file)} imports ${target}`);
+        }
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+
+  it("shared schemas reach only zod, the enum constants and other pure modules", () => {
+    const pure = new Set(["zod", "@shelf/db/enums"]);
+    const entry = path.join(apiSrc, "schemas/index.ts");
+    const seen = new Set<string>();
+    const impure: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const specifier of imports(file)) {
+        if (specifier.startsWith(".")) visit(resolveRelative(file, specifier));
+        else if (!pure.has(specifier)) impure.push(`${path.relative(apiSrc, file)} imports ${specifier}`);
+      }
+    };
+    visit(entry);
+    expect(seen.size).toBeGreaterThan(5);
+    expect(impure).toEqual([]);
+  });
+});
