@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    globalSetup: ["packages/db/src/testing/global-setup.ts"],
+    globalSetup: ["packages/api/src/testing/log-scan.ts", "packages/db/src/testing/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     projects: [

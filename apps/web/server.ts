@@ -1,10 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAccountApiEdge, createRateLimiter } from "@shelf/api";
+import { createAccountApiEdge, createLogger, createMetrics, createRateLimiter } from "@shelf/api";
 import { seedDemo } from "@shelf/api/demo";
-import { createEdgeServer } from "@shelf/api/edge";
+import { createEdgeServer, type Edge } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
-import { resolveDatabase } from "@shelf/db/server";
+import { createDatabaseHealth, resolveDatabase, timeoutsOf } from "@shelf/db/server";
 import next from "next";
 import { readWebConfig } from "./src/env";
 import { setRuntime } from "./src/runtime";
@@ -12,37 +12,69 @@ import { setRuntime } from "./src/runtime";
 const dir = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * The web app's process: configuration read once, the database resolved (embedded or DATABASE_URL), one pool and
- * one rate limiter, the account API edge for /api, Next.js for the pages, and a graceful stop on SIGTERM.
+ * The web app's process: configuration read once, the database resolved (embedded or DATABASE_URL) and watched,
+ * one pool and one rate limiter, the account API edge for /api, the operator's endpoints, Next.js for the pages,
+ * JSON logs, and a graceful stop on SIGTERM.
  */
 async function main() {
   const config = readWebConfig();
-  const database = await resolveDatabase(config.db, { log: () => {} });
-  const pool = createDb(database.url, { max: config.web.SHELF_DB_POOL_SIZE });
+  const log = createLogger(config.log, { app: "web" });
+  const database = await resolveDatabase(config.db, {
+    onEvent: (event) =>
+      event.type === "exited"
+        ? log.error({ reason: event.reason }, "embedded PostgreSQL exited unexpectedly; restarting it")
+        : log.warn({ attempts: event.attempts }, "embedded PostgreSQL restarted"),
+  });
+  const health = createDatabaseHealth(database.url, {
+    onChange: (up, reason) => (up ? log.warn("database answers again") : log.error({ reason }, "database unavailable")),
+  });
+  const rateLimiter = createRateLimiter({
+    points: config.api.SHELF_RATE_LIMIT_PER_MINUTE,
+    redisUrl: config.api.REDIS_URL,
+    name: config.web.SHELF_RATE_LIMIT_NAMESPACE,
+  });
+  const metrics = createMetrics({ database: health, poolSize: config.web.SHELF_DB_POOL_SIZE, rateLimiter });
+  const pool = createDb(database.url, {
+    max: config.web.SHELF_DB_POOL_SIZE,
+    timeouts: timeoutsOf(config.db),
+    onQuery: metrics.countQuery,
+  });
 
   let demoKey: string | undefined;
   if (config.web.SHELF_DEMO) demoKey = (await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX })).key;
 
   const app = next({ dev: config.web.NODE_ENV !== "production", dir });
   await app.prepare();
-  const rateLimiter = createRateLimiter({
-    points: config.api.SHELF_RATE_LIMIT_PER_MINUTE,
-    redisUrl: config.api.REDIS_URL,
-    name: config.web.SHELF_RATE_LIMIT_NAMESPACE,
-  });
 
   // Links need the public base URL, known once the port is (PORT=0 picks a free one): the edge is built after listen.
-  const edges: Parameters<typeof createEdgeServer>[0]["edges"] = [];
+  const edges: Edge[] = [];
   const handleNext = app.getRequestHandler();
   const httpServer = createEdgeServer({
     edges,
     fallback: (req, res) => handleNext(req, res),
     upgrade: app.getUpgradeHandler(),
+    log,
+    trustProxy: config.api.SHELF_TRUST_PROXY,
+    ops: {
+      metrics,
+      metricsToken: config.web.SHELF_METRICS_TOKEN,
+      readiness: async () => {
+        const db = await health.check();
+        const store = rateLimiter.store();
+        return {
+          ready: db.reachable && db.migrated && store.reachable,
+          checks: { database: db, rate_limit_store: store },
+        };
+      },
+    },
   });
   const port = await httpServer.listen(config.web.PORT, config.web.HOST);
   const baseUrl = config.api.SHELF_BASE_URL ?? `http://localhost:${port}`;
   const accountApi = createAccountApiEdge({
     db: pool.db,
+    dbDeadlineMs: pool.deadlineMs,
+    health,
+    log,
     baseUrl,
     rateLimiter,
     trustProxy: config.api.SHELF_TRUST_PROXY,
@@ -50,11 +82,12 @@ async function main() {
   edges.push(accountApi);
   setRuntime({ config, baseUrl, db: pool.db, accountApi });
   if (!(await rateLimiter.ready()))
-    console.warn("Redis did not answer: rate limits are counted per instance until it does.");
+    log.warn("Redis did not answer: rate limits are counted per instance until it does");
 
-  console.log(
-    `Database: ${database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL"}`,
-  );
+  const databaseLabel = database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL";
+  log.info({ port, baseUrl, database: databaseLabel }, "listening");
+  // For the person at the terminal (the log may go to a file); the demo key is a credential and never logged.
+  console.log(`Database: ${databaseLabel}`);
   if (demoKey) {
     console.log(`Demo API key: ${demoKey}`);
     console.log(`Try: curl -H "Authorization: Bearer ${demoKey}" http://localhost:${port}/api/library`);
@@ -63,16 +96,14 @@ async function main() {
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) {
-      console.log(`${signal} again: stopping now.`);
-      process.exit(1);
-    }
+    // One signal often arrives twice (a process group's Ctrl-C, and tsx relaying it): the shutdown bound decides.
+    if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing requests in flight, then stopping.`);
+    log.info({ signal }, "finishing requests in flight, then stopping");
     await httpServer.shutdown(config.web.SHELF_SHUTDOWN_TIMEOUT_SECONDS * 1000);
-    await Promise.allSettled([pool.close(), rateLimiter.close()]);
+    await Promise.allSettled([pool.close(), rateLimiter.close(), health.close()]);
     await database.stop();
-    console.log("Stopped.");
+    log.info("stopped");
     process.exit(0);
   };
   process.on("SIGINT", stop);

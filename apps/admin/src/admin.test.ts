@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultAbilities, verifyPassword } from "@shelf/api";
 import { countDemoRows } from "@shelf/api/demo";
-import { callerFor, createAccount, createKey, createProduct } from "@shelf/api/testing";
+import { callerFor, createAccount, createKey, createProduct, recordSecretsIn } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
@@ -35,6 +35,7 @@ function admin(...args: string[]): Promise<CliResult> {
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        recordSecretsIn(stdout);
         resolve({ code, stdout, stderr });
       },
     );

@@ -1,4 +1,4 @@
-import { type ApiEnv, readApiEnv } from "@shelf/api";
+import { type ApiEnv, type LogEnv, readApiEnv, readLogEnv } from "@shelf/api";
 import { type DbEnv, readDbEnv } from "@shelf/db/env";
 import { z } from "zod";
 
@@ -16,15 +16,21 @@ const WebEnv = z.object({
   SHELF_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** Connections of this instance's database pool. */
   SHELF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** Opens /metrics to whoever sends it as a bearer token; unset, only this machine (loopback) may read it. */
+  SHELF_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .pipe(z.string().min(16, "at least 16 characters").optional()),
 });
 
 export type WebEnv = z.infer<typeof WebEnv>;
 
 /** Everything the web app is configured with, read once at start and passed to what needs it. */
-export type WebConfig = { web: WebEnv; api: ApiEnv; db: DbEnv };
+export type WebConfig = { web: WebEnv; api: ApiEnv; db: DbEnv; log: LogEnv };
 
 export function readWebConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
   const parsed = WebEnv.safeParse(env);
   if (!parsed.success) throw new Error(`Invalid web environment: ${z.prettifyError(parsed.error)}`);
-  return { web: parsed.data, api: readApiEnv(env), db: readDbEnv(env) };
+  return { web: parsed.data, api: readApiEnv(env), db: readDbEnv(env), log: readLogEnv(env) };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { recordSecretsIn } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "./server";
@@ -12,6 +13,7 @@ beforeAll(async () => {
   server = await startServer({ DATABASE_URL: testDb.url, SHELF_DEMO: "true", SHELF_RATE_LIMIT_PER_MINUTE: "1000" });
   const match = /Demo API key: (\S+)/.exec(server.output());
   demoKey = match?.[1] as string;
+  recordSecretsIn(server.output());
 });
 afterAll(async () => {
   await server?.stop();
@@ -48,6 +50,62 @@ describe("the running service", () => {
     const page = await fetch(`${server.url}/docs/api`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('id="library-get"');
+  });
+});
+
+describe("the operator's endpoints", () => {
+  it("answers /healthz and /readyz cheaply, with the database and rate-limit store checked", async () => {
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.headers.get("cache-control")).toBe("no-store");
+    expect(await ready.json()).toEqual({
+      status: "ready",
+      checks: {
+        database: { reachable: true, migrated: true },
+        rate_limit_store: { mode: "memory", reachable: true },
+      },
+    });
+    expect((await fetch(`${server.url}/readyz`, { method: "POST" })).status).toBe(405);
+  });
+
+  it("serves Prometheus metrics to this machine only, with requests by route and status", async () => {
+    await fetch(`${server.url}/api/library`, { headers: { authorization: `Bearer ${demoKey}` } });
+    const metrics = await fetch(`${server.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    const text = await metrics.text();
+    expect(text).toMatch(/shelf_http_requests_total\{method="GET",route="GET \/api\/library",status="200"\} \d+/);
+    expect(text).toContain("shelf_http_request_duration_seconds_bucket");
+    expect(text).toMatch(/shelf_db_up 1/);
+    expect(text).toMatch(/shelf_db_queries_total \d+/);
+    expect(text).toMatch(/shelf_rate_limit_store_up\{mode="memory"\} 1/);
+    expect(text).toContain("shelf_nodejs_eventloop_lag_seconds");
+  });
+
+  it("gives every answer a request id, pages included", async () => {
+    for (const path of ["/api/library", "/docs/api", "/healthz"]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.headers.get("x-request-id"), path).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+describe("metrics behind a token", () => {
+  it("opens /metrics only to the configured bearer token", async () => {
+    const token = "a-metrics-token-of-some-length";
+    const guarded = await startServer({ DATABASE_URL: testDb.url, SHELF_METRICS_TOKEN: token });
+    try {
+      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(404);
+      const wrong = await fetch(`${guarded.url}/metrics`, { headers: { authorization: "Bearer nope" } });
+      expect(wrong.status).toBe(404);
+      const right = await fetch(`${guarded.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      expect(right.status).toBe(200);
+    } finally {
+      await guarded.stop();
+    }
   });
 });
 

@@ -25,6 +25,10 @@ export const domainErrors = {
   header_fields_too_large: { status: 431, message: "The request headers are too large." },
   rate_limited: { status: 429, message: "Too many requests." },
   internal_error: { status: 500, message: "Internal server error." },
+  service_unavailable: {
+    status: 503,
+    message: "The service cannot reach its database right now; try again in a few seconds.",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type DomainErrorCode = keyof typeof domainErrors;
@@ -97,6 +101,7 @@ const trpcCodeForStatus: Record<number, TRPCError["code"]> = {
   415: "UNSUPPORTED_MEDIA_TYPE",
   422: "UNPROCESSABLE_CONTENT",
   429: "TOO_MANY_REQUESTS",
+  503: "SERVICE_UNAVAILABLE",
 };
 
 /** A domain error carried through tRPC, so createCaller users see the right tRPC code and the cause. */

@@ -7,6 +7,8 @@ export { type Context, createContext } from "./context";
 export { type DemoSeedResult, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
+export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
+export { createMetrics, type Metrics } from "./metrics";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accounts from "./routers/accounts/service";

@@ -16,6 +16,8 @@ export type RateLimiter = {
   readonly storeCalls: number;
   /** Resolves once the shared store is connected (at once for the in-memory limiter); false after a timeout. */
   ready: (timeoutMs?: number) => Promise<boolean>;
+  /** Where the counts live, and whether that store answers now (Redis down: counted per instance meanwhile). */
+  store: () => { mode: "memory" | "redis"; reachable: boolean };
   close: () => Promise<void>;
 };
 
@@ -61,6 +63,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       storeCalls: 0,
       consume: async (key) => (await consumeOne(memory, key, points)).decision,
       ready: async () => true,
+      store: () => ({ mode: "memory", reachable: true }),
       close: async () => {},
     };
   }
@@ -156,6 +159,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return storeCalls;
     },
     consume,
+    store: () => ({ mode: "redis", reachable: redis.status === "ready" }),
     async ready(timeoutMs = 5000) {
       if (redis.status === "ready") return true;
       return new Promise<boolean>((resolve) => {

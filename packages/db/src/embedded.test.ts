@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -70,4 +71,78 @@ describe("embedded PostgreSQL launcher", () => {
     });
     expect(exitCode).toBe(3);
   }, 60_000);
+});
+
+describe("embedded PostgreSQL supervision", () => {
+  it("restarts a killed server on the same port; its clients and joined processes reconnect", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const events: string[] = [];
+    const owner = await startEmbeddedPostgres({ dataDir, onEvent: (event) => events.push(event.type) });
+    const client = postgres(owner.url, { max: 2, onnotice: () => {} });
+    // A joined process querying once a second, before, during and after the crash.
+    const script = `import("./packages/db/src/embedded.ts").then(async ({ startEmbeddedPostgres }) => {
+  const { default: postgres } = await import("postgres");
+  const joined = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)} });
+  const sql = postgres(joined.url, { max: 1, onnotice: () => {} });
+  for (let i = 0; i < 40; i++) {
+    const ok = await sql\`select 1\`.then(() => true, () => false);
+    console.log(ok ? "ok" : "down");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await sql.end();
+});`;
+    const joined = promisify(execFile)(path.join(repoRoot, "node_modules/.bin/tsx"), ["--eval", script], {
+      cwd: repoRoot,
+    });
+    try {
+      expect(owner.owned).toBe(true);
+      await client`select 1`;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const postmaster = Number(readFileSync(path.join(dataDir, "postgres/postmaster.pid"), "utf8").split("\n")[0]);
+      process.kill(postmaster, "SIGKILL");
+      const deadline = Date.now() + 30_000;
+      while (!events.includes("restarted") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(events).toEqual(["exited", "restarted"]);
+      let answered = false;
+      for (let attempt = 0; attempt < 20 && !answered; attempt++) {
+        answered = await client`select 1 as one`.then(
+          () => true,
+          () => false,
+        );
+        if (!answered) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(answered).toBe(true);
+      const restartedPid = Number(readFileSync(path.join(dataDir, "postgres/postmaster.pid"), "utf8").split("\n")[3]);
+      expect(restartedPid).toBe(owner.port);
+      const lines = (await joined).stdout.trim().split("\n");
+      expect(lines[0]).toBe("ok");
+      expect(lines.at(-1)).toBe("ok");
+    } finally {
+      await client.end({ timeout: 1 });
+      await owner.stop();
+    }
+  }, 90_000);
+
+  it("stops quickly whatever state the server is in: dead, frozen or restarting", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const owner = await startEmbeddedPostgres({ dataDir });
+    const pidOf = () => Number(readFileSync(path.join(dataDir, "postgres/postmaster.pid"), "utf8").split("\n")[0]);
+    process.kill(pidOf(), "SIGSTOP");
+    let started = Date.now();
+    await owner.stop();
+    expect(Date.now() - started).toBeLessThan(8000);
+
+    const again = await startEmbeddedPostgres({ dataDir });
+    const killed = pidOf();
+    process.kill(killed, "SIGKILL");
+    started = Date.now();
+    await again.stop();
+    expect(Date.now() - started).toBeLessThan(2000);
+    // Stopped means stopped: the supervisor does not bring it back.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(pidOf()).toBe(killed);
+    expect(() => process.kill(killed, 0)).toThrow();
+  }, 90_000);
 });

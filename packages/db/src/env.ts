@@ -17,9 +17,24 @@ const DbEnv = z.object({
     .optional()
     .transform((value) => path.resolve(repoRoot, value || ".data")),
   SHELF_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** A connection attempt gives up after this long. */
+  SHELF_DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(5),
+  /** PostgreSQL cancels a statement running longer (statement_timeout); requests give up 1 s later. */
+  SHELF_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** PostgreSQL ends a session left idle inside a transaction this long (idle_in_transaction_session_timeout). */
+  SHELF_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
 });
 
 export type DbEnv = z.infer<typeof DbEnv>;
+
+/** The pool timeouts a DbEnv configures. */
+export function timeoutsOf(env: DbEnv) {
+  return {
+    connectSeconds: env.SHELF_DB_CONNECT_TIMEOUT_SECONDS,
+    statementMs: env.SHELF_DB_STATEMENT_TIMEOUT_MS,
+    idleInTransactionMs: env.SHELF_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
+}
 
 export function readDbEnv(env: NodeJS.ProcessEnv = process.env): DbEnv {
   const parsed = DbEnv.safeParse(env);

@@ -1,2 +1,10 @@
-export { createDb, type Database, type DbHandle } from "./client";
+export { DatabaseDeadlineError, databaseDown, databaseUnavailable, withDeadline } from "./availability";
+export {
+  type CreateDbOptions,
+  createDb,
+  type Database,
+  type DbHandle,
+  type DbTimeouts,
+  DEFAULT_DB_TIMEOUTS,
+} from "./client";
 export * as schema from "./schema";

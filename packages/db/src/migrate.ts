@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -23,4 +24,17 @@ export async function runMigrations(url: string): Promise<void> {
   } finally {
     await client.end({ timeout: 5 });
   }
+}
+
+/** How many migrations this code ships (drizzle's journal). */
+const expectedMigrations = (
+  JSON.parse(readFileSync(path.join(migrationsFolder, "meta/_journal.json"), "utf8")) as { entries: unknown[] }
+).entries.length;
+
+/** Whether every migration this code ships has been applied to the database the client is connected to. */
+export async function migrationsApplied(sql: postgres.Sql): Promise<boolean> {
+  const [row] = await sql<{ applied: number | null }[]>`
+    select case when to_regclass('drizzle.__drizzle_migrations') is null then null
+      else (select count(*)::int from drizzle.__drizzle_migrations) end as applied`;
+  return (row?.applied ?? 0) >= expectedMigrations;
 }

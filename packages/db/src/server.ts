@@ -1,9 +1,10 @@
-import { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
+import { type EmbeddedOptions, type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
 import type { DbEnv } from "./env";
 import { runMigrations } from "./migrate";
 
 export { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
-export { type DbEnv, readDbEnv } from "./env";
+export { type DbEnv, readDbEnv, timeoutsOf } from "./env";
+export { createDatabaseHealth, type DatabaseHealth, type DatabaseReport, type HealthOptions } from "./health";
 export { migrationsFolder, runMigrations } from "./migrate";
 export { databaseUrl } from "./testing/urls";
 
@@ -20,7 +21,7 @@ export type ResolvedDatabase = {
  */
 export async function resolveDatabase(
   env: DbEnv,
-  options: { migrate?: boolean; log?: (line: string) => void } = {},
+  options: { migrate?: boolean; log?: (line: string) => void; onEvent?: EmbeddedOptions["onEvent"] } = {},
 ): Promise<ResolvedDatabase> {
   let url = env.DATABASE_URL;
   let embedded: EmbeddedServer | null = null;
@@ -29,6 +30,7 @@ export async function resolveDatabase(
       dataDir: env.SHELF_DATA_DIR,
       port: env.SHELF_EMBEDDED_PG_PORT,
       log: options.log,
+      onEvent: options.onEvent,
     });
     url = embedded.url;
   }

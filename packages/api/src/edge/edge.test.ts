@@ -1,10 +1,20 @@
+import { createHash } from "node:crypto";
 import { validate } from "@readme/openapi-parser";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import { createLogger } from "../log";
 import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
-import { createAccountWithKey, createApiClient, createProduct, grantEntitlement, TEST_BASE_URL } from "../testing";
+import {
+  appendToRunLog,
+  createAccountWithKey,
+  createApiClient,
+  createProduct,
+  grantEntitlement,
+  TEST_BASE_URL,
+  testLog,
+} from "../testing";
 import { collectRoutes } from "./routes";
 
 let testDb: TestDatabase;
@@ -97,23 +107,39 @@ describe("the account API edge", () => {
     expect((await request("/api/products?q=%00")).status).toBe(401);
   });
 
-  it("answers JSON 500 when the database fails before any procedure runs, logging it once", async () => {
+  it("answers a failed key lookup with a logged 500 whose line holds neither the key nor its hash", async () => {
     const broken = await createTestDatabase();
-    const errors: unknown[] = [];
+    const { key } = await createAccountWithKey(broken.db);
+    // The lookup's SQL now fails; drizzle's error message carries the SQL and its parameters (the key's hash).
+    await broken.sql`alter table api_keys rename column hash to digest`;
+    const lines: string[] = [];
+    const capture = createLogger(
+      { SHELF_LOG_LEVEL: "info", SHELF_LOG_FILE: undefined },
+      {},
+      {
+        write: (line: string) => {
+          lines.push(line);
+          appendToRunLog(line);
+        },
+      },
+    );
     const edge = createAccountApiEdge({
       db: broken.db,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 100 }),
-      onUnexpectedError: (error) => errors.push(error),
+      log: capture,
     });
-    const brokenRequest = createApiClient(broken.db, { edge });
-    const { key } = await createAccountWithKey(broken.db);
+    const response = await createApiClient(broken.db, { edge })("/api/library", { key });
     await broken.drop();
-    const response = await brokenRequest("/api/library", { key });
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ message: "Internal server error.", error: "internal_error" });
-    expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(errors).toHaveLength(1);
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0] as string);
+    expect(line).toMatchObject({ level: "error", reqId: response.headers.get("x-request-id") });
+    expect(JSON.stringify(line)).toContain('"code":"42703"');
+    expect(lines[0]).not.toContain(key);
+    expect(lines[0]).not.toContain(createHash("sha256").update(key).digest("hex"));
+    expect(lines[0]).not.toContain("select");
   });
 
   it("answers HEAD like GET, with its length and without a body", async () => {
@@ -165,6 +191,7 @@ describe("the account API edge", () => {
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 2 }),
       trustProxy: true,
+      log: testLog,
     });
     const proxied = createApiClient(testDb.db, { edge });
     const statuses: number[] = [];

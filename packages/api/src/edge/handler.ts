@@ -1,10 +1,11 @@
-import { createHash } from "node:crypto";
-import type { Database } from "@shelf/db";
+import { createHash, randomUUID } from "node:crypto";
+import { type Database, databaseDown, databaseUnavailable, withDeadline } from "@shelf/db";
 import { type AnyRouter, callTRPCProcedure } from "@trpc/server";
 import { type Credential, credentialKey } from "../auth/caller";
 import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import { JsonText } from "../json-text";
+import type { Logger } from "../log";
 import type { FileOutput, PlainOutput } from "../plain";
 import type { RateLimiter } from "../rate-limit";
 import { authorize } from "../trpc";
@@ -23,10 +24,18 @@ import {
 } from "./results";
 import { collectRoutes, type EdgeRoute, type RouteMatch, RouteTable } from "./routes";
 
+/** What the edge needs to know of the database's health (see @shelf/db/server createDatabaseHealth). */
+export type HealthSignal = { readonly up: boolean; reportFailure: (reason: string) => void };
+
 export type EdgeOptions = {
   /** The routers whose procedures declare REST routes in their meta. */
   router: AnyRouter;
   db: Database;
+  /** How long a request may wait for the database (credential lookup, then the procedure) before a 503. */
+  dbDeadlineMs?: number;
+  /** While the database is known to be down, requests get 503 at once instead of waiting for it. */
+  health?: HealthSignal;
+  log: Logger;
   /** Public base URL, for links in answers and the document's server. */
   baseUrl: string;
   rateLimiter: RateLimiter;
@@ -38,8 +47,6 @@ export type EdgeOptions = {
   maxBodyBytes?: number;
   /** Where the OpenAPI document is served, and its title. */
   document?: { path: string; info: DocumentInfo };
-  /** Called with every error that is not the caller's fault (a bug, an outage); it is answered as a 500. */
-  onUnexpectedError?: (error: unknown) => void;
 };
 
 export type Edge = {
@@ -51,6 +58,9 @@ export type Edge = {
 };
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_DB_DEADLINE_MS = 6000;
+/** What a client is told to wait after a 503: about two probes of the database. */
+const RETRY_AFTER_SECONDS = 2;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -81,21 +91,39 @@ export function createEdge(options: EdgeOptions): Edge {
   const prefixes = [...new Set(routes.routes.map((route) => `/${route.path.split("/")[1]}`))];
   const credentials = options.credentials ?? accountApiPolicy;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const onUnexpectedError = options.onUnexpectedError ?? ((error) => console.error("Unexpected API error", error));
+  const dbDeadlineMs = options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS;
+  const { log, health } = options;
 
   async function handle(request: EdgeRequest): Promise<EdgeResult> {
+    const requestId = request.requestId ?? randomUUID();
     let result: EdgeResult;
     try {
-      result = await dispatch(request);
+      result = await dispatch(request, requestId);
     } catch (error) {
       // The database or the rate-limit store failed outside any procedure: still the contract's JSON.
-      onUnexpectedError(error);
-      result = errorResult("internal_error");
+      result = failure(error, requestId);
     }
+    result.headers["x-request-id"] = requestId;
     return finish(request, result);
   }
 
-  async function dispatch(request: EdgeRequest): Promise<EdgeResult> {
+  /**
+   * Whatever went wrong, as the contract's answer. A database that cannot answer is a 503 the client may retry
+   * (and, if it is down rather than slow, tells the health monitor); anything else unexpected is a logged 500.
+   */
+  function failure(error: unknown, requestId: string): EdgeResult {
+    const unavailable = databaseUnavailable(error);
+    if (unavailable) {
+      if (databaseDown(unavailable)) health?.reportFailure(unavailable);
+      log.warn({ reqId: requestId, reason: unavailable }, "database unavailable");
+      return unavailableResult();
+    }
+    const mapped = errorToResponse(error);
+    if (mapped.unexpected) log.error({ reqId: requestId, err: error }, "unexpected error");
+    return jsonResult(mapped.status, mapped.body);
+  }
+
+  async function dispatch(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
     const url = parseTarget(request.target);
     if (!url || !isWellEncoded(url)) {
       return errorResult("malformed_request", "The URL has malformed percent-encoding.");
@@ -110,7 +138,11 @@ export function createEdge(options: EdgeOptions): Edge {
       };
     }
 
-    const credential = await resolveCredential(options.db, request.header("authorization"), credentials);
+    if (health && !health.up) return unavailableResult();
+    const credential = await withDeadline(
+      resolveCredential(options.db, request.header("authorization"), credentials),
+      dbDeadlineMs,
+    );
     const limitKey =
       credential.status === "valid" ? credentialKey(credential.caller) : `ip:${clientAddress(request, options)}`;
     const decision = await options.rateLimiter.consume(limitKey);
@@ -128,7 +160,8 @@ export function createEdge(options: EdgeOptions): Edge {
     const matched = routes.match(method, path);
     let result: EdgeResult;
     if (matched) {
-      result = await callRoute(matched, url, request, credential);
+      result = await callRoute(matched, url, request, credential, requestId);
+      result.route = `${matched.route.method} ${matched.route.path}`;
     } else {
       const allowed = routes.allowedMethods(path);
       if (allowed.length === 0) result = errorResult("not_found", "No such API endpoint.");
@@ -145,12 +178,13 @@ export function createEdge(options: EdgeOptions): Edge {
     url: URL,
     request: EdgeRequest,
     credential: Credential,
+    requestId: string,
   ): Promise<EdgeResult> {
     try {
       // 401 and 403 before a byte of the body is read or a parameter judged (contract 5.9).
       authorize(route.meta, credential);
     } catch (error) {
-      return failure(error);
+      return failure(error, requestId);
     }
     let body: unknown;
     if (BODY_METHODS.has(route.method)) {
@@ -175,17 +209,20 @@ export function createEdge(options: EdgeOptions): Edge {
     const context = createContext({ db: options.db, credential, baseUrl: options.baseUrl });
     let output: unknown;
     try {
-      output = await callTRPCProcedure({
-        router: options.router,
-        path: route.procedure,
-        type: route.type,
-        ctx: context,
-        getRawInput: async () => ({ ...(body as object | undefined), ...values }),
-        signal: undefined,
-        batchIndex: 0,
-      });
+      output = await withDeadline(
+        callTRPCProcedure({
+          router: options.router,
+          path: route.procedure,
+          type: route.type,
+          ctx: context,
+          getRawInput: async () => ({ ...(body as object | undefined), ...values }),
+          signal: undefined,
+          batchIndex: 0,
+        }),
+        dbDeadlineMs,
+      );
     } catch (error) {
-      return failure(error);
+      return failure(error, requestId);
     }
     const headers = { ...context.res.headers };
     const status = route.meta.successStatus ?? 200;
@@ -203,18 +240,16 @@ export function createEdge(options: EdgeOptions): Edge {
     return plainResult(output as PlainOutput, status, headers, request);
   }
 
-  function failure(error: unknown): EdgeResult {
-    const mapped = errorToResponse(error);
-    if (mapped.unexpected) onUnexpectedError(error);
-    return jsonResult(mapped.status, mapped.body);
-  }
-
   return {
     handle,
     owns: (path) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
     routes,
     document,
   };
+}
+
+function unavailableResult(): EdgeResult {
+  return errorResult("service_unavailable", undefined, { "retry-after": String(RETRY_AFTER_SECONDS) });
 }
 
 function plainResult(

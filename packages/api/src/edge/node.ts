@@ -25,7 +25,11 @@ export function fromNode(req: IncomingMessage): EdgeRequest {
  * that cannot be opened is still an honest JSON error; after that, backpressure holds memory flat, and a client
  * that goes away closes the file.
  */
-export async function writeNode(res: ServerResponse, result: EdgeResult): Promise<void> {
+export async function writeNode(
+  res: ServerResponse,
+  result: EdgeResult,
+  onOpenError: (error: unknown) => void = () => {},
+): Promise<void> {
   const { body } = result;
   if (!isStream(body)) {
     const headers = { ...result.headers };
@@ -39,7 +43,7 @@ export async function writeNode(res: ServerResponse, result: EdgeResult): Promis
     stream = await body.open();
   } catch (error) {
     const mapped = errorToResponse(error);
-    if (mapped.unexpected) console.error("Could not open a streamed body", error);
+    if (mapped.unexpected) onOpenError(error);
     const failure = jsonResult(mapped.status, mapped.body);
     res.writeHead(failure.status, {
       ...failure.headers,

@@ -21,10 +21,10 @@ const errorRef = { $ref: "#/components/schemas/ErrorBody" };
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
-function errorResponse(description: string, codes: readonly string[], headers?: Record<string, unknown>) {
+function errorResponse(description: string, codes: readonly string[], headers: Record<string, unknown> = {}) {
   return {
     description: `${description}${codes.length ? ` (error: ${codes.map((code) => `\`${code}\``).join(", ")})` : ""}`,
-    ...(headers ? { headers } : {}),
+    headers: { "X-Request-Id": header("RequestId"), ...headers },
     content: { "application/json": { schema: errorRef } },
   };
 }
@@ -124,6 +124,7 @@ function successResponses(route: EdgeRoute, operation: Operation, kinds: PlainKi
   const rateLimit = {
     "X-RateLimit-Limit": header("RateLimitLimit"),
     "X-RateLimit-Remaining": header("RateLimitRemaining"),
+    "X-Request-Id": header("RequestId"),
   };
   const cached = route.method === "GET" ? { ETag: header("ETag"), "Cache-Control": header("CacheControl") } : {};
   const language = route.meta.product ? { "Content-Language": header("ContentLanguage") } : {};
@@ -216,26 +217,30 @@ function headerParameters(route: EdgeRoute, kinds: PlainKind[]) {
 
 const components = {
   headers: {
-    RateLimitLimit: { schema: { type: "integer" }, description: "Requests allowed per minute" },
-    RateLimitRemaining: { schema: { type: "integer" }, description: "Requests left in this minute" },
-    RetryAfter: { schema: { type: "integer" }, description: "Seconds to wait before trying again" },
+    RateLimitLimit: { required: true, schema: { type: "integer" }, description: "Requests allowed per minute" },
+    RateLimitRemaining: { required: true, schema: { type: "integer" }, description: "Requests left in this minute" },
+    RetryAfter: { required: true, schema: { type: "integer" }, description: "Seconds to wait before trying again" },
     ETag: { schema: { type: "string" }, description: "Validator of this answer, for If-None-Match" },
     CacheControl: { schema: { type: "string" }, description: "How the answer may be cached" },
     ContentLanguage: { schema: { type: "string" }, description: "The product's content language, when it has one" },
     AcceptRanges: { schema: { type: "string", const: "bytes" }, description: "Byte ranges are served" },
-    ContentRange: { schema: { type: "string" }, description: "The range sent: bytes first-last/size" },
-    UnsatisfiedRange: { schema: { type: "string" }, description: "bytes */size" },
+    ContentRange: {
+      schema: { type: "string" },
+      description: "The range sent (bytes first-last/size); in a multipart answer each part carries its own",
+    },
+    UnsatisfiedRange: { required: true, schema: { type: "string" }, description: "bytes */size" },
     ContentLength: { schema: { type: "integer" }, description: "Exact length of the body" },
     LastModified: { schema: { type: "string" }, description: "When the content last changed" },
     ContentDisposition: { schema: { type: "string" }, description: "attachment; filename=..." },
-    Location: { schema: { type: "string", format: "uri" }, description: "Where to go" },
-    Allow: { schema: { type: "string" }, description: "The methods this path answers" },
+    Location: { required: true, schema: { type: "string", format: "uri" }, description: "Where to go" },
+    Allow: { required: true, schema: { type: "string" }, description: "The methods this path answers" },
+    RequestId: { required: true, schema: { type: "string" }, description: "This request's id, as the logs know it" },
   },
   responses: {
     MethodNotAllowed: {
       description:
         "The path exists but does not take this method (error: `method_not_allowed`); Allow lists those it takes",
-      headers: { Allow: header("Allow") },
+      headers: { Allow: header("Allow"), "X-Request-Id": header("RequestId") },
       content: { "application/json": { schema: errorRef } },
     },
   },

@@ -13,6 +13,8 @@ export type EdgeRequest = {
   body: AsyncIterable<Uint8Array> | null;
   /** The peer address of the connection. */
   clientAddress: string | undefined;
+  /** Set by the server in front, which logs the request under it; generated here otherwise. */
+  requestId?: string;
 };
 
 export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; reason: "too_large" };

@@ -20,6 +20,8 @@ export type EdgeResult = {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array | EdgeStream | null;
+  /** The route that answered (`GET /api/products/{product}`), for logs and metrics; unset for unknown paths. */
+  route?: string;
 };
 
 export function isStream(body: EdgeResult["body"]): body is EdgeStream {

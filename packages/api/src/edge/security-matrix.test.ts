@@ -1,11 +1,16 @@
 import { createAccountApiEdge } from "../account-api";
 import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
-import { TEST_BASE_URL } from "../testing";
+import { TEST_BASE_URL, testLog } from "../testing";
 import { describeSecurityMatrix } from "../testing/security-matrix";
 
 describeSecurityMatrix("account API", {
   router: appRouter,
   edge: ({ db }) =>
-    createAccountApiEdge({ db, baseUrl: TEST_BASE_URL, rateLimiter: createRateLimiter({ points: 1_000_000 }) }),
+    createAccountApiEdge({
+      db,
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      log: testLog,
+    }),
 });

@@ -1,8 +1,12 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Logger } from "../log";
 import type { Edge } from "./handler";
 import { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
-import { errorResult } from "./results";
+import { OPS_PATHS, type OpsOptions, opsResult } from "./ops";
+import { type EdgeResult, errorResult } from "./results";
 
 export type EdgeServerOptions = {
   /** The edges this server answers for, in order: each serves the paths it owns. */
@@ -10,8 +14,12 @@ export type EdgeServerOptions = {
   /** Everything else (pages): the Next.js request handler. */
   fallback: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
   /** Websocket upgrades (Turbopack's HMR in development). */
-  upgrade?: (req: http.IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => Promise<void>;
-  onUnexpectedError?: (error: unknown) => void;
+  upgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => Promise<void>;
+  log: Logger;
+  /** /healthz, /readyz and /metrics. */
+  ops?: OpsOptions;
+  /** Behind a proxy you run: take its X-Request-Id instead of making one. */
+  trustProxy?: boolean;
 };
 
 export type EdgeServer = {
@@ -27,56 +35,102 @@ export type EdgeServer = {
 
 const METHODS_ANYWHERE = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
+/** A request id set by the proxy in front, if it is trusted and the id is plain. */
+function acceptedRequestId(req: http.IncomingMessage, trustProxy: boolean | undefined): string | undefined {
+  const id = req.headers["x-request-id"];
+  return trustProxy && typeof id === "string" && /^[A-Za-z0-9._:-]{8,128}$/.test(id) ? id : undefined;
+}
+
 /**
  * The HTTP server in front of the apps: protocol-level answers in the contract's JSON (malformed targets and Host
  * headers, TRACE, `OPTIONS *`, Node's parse errors), the edge for its paths, Next.js for the rest, and a graceful
  * shutdown that drains requests in flight.
  */
 export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
-  const onUnexpectedError = options.onUnexpectedError ?? ((error) => console.error("Request failed", error));
+  const { log } = options;
+  const metrics = options.ops?.metrics;
   let active = 0;
   let stopping = false;
   let drained: (() => void) | undefined;
 
-  async function respond(req: http.IncomingMessage, res: http.ServerResponse) {
+  /** Writes an answer the server makes itself, remembering what it was for the request log. */
+  const answer = (res: http.ServerResponse, result: EdgeResult, route: string) => {
+    routes.set(res, route);
+    return writeNode(res, result, (error) => log.error({ err: error }, "could not open a streamed body"));
+  };
+  const routes = new WeakMap<http.ServerResponse, string>();
+
+  async function respond(req: http.IncomingMessage, res: http.ServerResponse, requestId: string) {
     const target = originForm(req.url ?? "");
     if (target === "*") {
-      const answer =
+      const reply: EdgeResult =
         req.method === "OPTIONS"
           ? { status: 204, headers: { allow: METHODS_ANYWHERE }, body: null }
           : errorResult("malformed_request", "Only OPTIONS takes the * target.");
-      return writeNode(res, answer);
+      return answer(res, reply, "protocol");
     }
-    if (target === null) return writeNode(res, errorResult("malformed_request", "The request target is malformed."));
+    if (target === null) {
+      return answer(res, errorResult("malformed_request", "The request target is malformed."), "protocol");
+    }
     if (!isValidHost(req.headers.host)) {
-      return writeNode(res, errorResult("malformed_request", "The Host header is missing or malformed."));
+      return answer(res, errorResult("malformed_request", "The Host header is missing or malformed."), "protocol");
     }
     if (req.method === "TRACE" || req.method === "TRACK") {
-      return writeNode(res, errorResult("method_not_allowed", undefined, { allow: METHODS_ANYWHERE }));
+      return answer(res, errorResult("method_not_allowed", undefined, { allow: METHODS_ANYWHERE }), "protocol");
     }
     req.url = target;
     // `//api/x` is still the API's (a JSON 404), never a page path for Next to redirect.
     const path = (target.split("?", 1)[0] as string).replace(/\/{2,}/g, "/");
+    if (options.ops && OPS_PATHS.has(path)) {
+      const result = await opsResult(path, { ...fromNode(req), requestId }, options.ops);
+      if (req.method === "HEAD") result.body = null;
+      return answer(res, result, path);
+    }
     const edge = options.edges.find((candidate) => candidate.owns(path));
-    if (!edge) return options.fallback(req, res);
-    const result = await edge.handle(fromNode(req));
+    if (!edge) {
+      routes.set(res, "page");
+      return options.fallback(req, res);
+    }
+    const result = await edge.handle({ ...fromNode(req), requestId });
     if (stopping) res.shouldKeepAlive = false;
-    return writeNode(res, result);
+    return answer(res, result, result.route ?? "unmatched");
+  }
+
+  /** One line per request, and its metrics; the operator's own polling only at debug level. */
+  function record(req: http.IncomingMessage, res: http.ServerResponse, requestId: string, started: bigint) {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = routes.get(res) ?? "protocol";
+    const method = req.method ?? "GET";
+    metrics?.observeRequest(method, route, res.statusCode, seconds);
+    const entry = {
+      reqId: requestId,
+      method,
+      route,
+      status: res.statusCode,
+      ms: Math.round(seconds * 10_000) / 10,
+      ...(res.writableFinished ? {} : { aborted: true }),
+    };
+    if (OPS_PATHS.has(route)) log.debug(entry, "request");
+    else log.info(entry, "request");
   }
 
   // Node's own missing-Host answer is an empty 400: the check below answers it in JSON instead.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = acceptedRequestId(req, options.trustProxy) ?? randomUUID();
+    res.setHeader("x-request-id", requestId);
     active++;
     res.once("close", () => {
       active--;
+      record(req, res, requestId, started);
       if (stopping) {
         server.closeIdleConnections();
         if (active === 0) drained?.();
       }
     });
-    respond(req, res).catch((error) => {
-      onUnexpectedError(error);
-      if (!res.headersSent) void writeNode(res, errorResult("internal_error"));
+    respond(req, res, requestId).catch((error) => {
+      log.error({ reqId: requestId, err: error }, "request failed");
+      if (!res.headersSent) void answer(res, errorResult("internal_error"), routes.get(res) ?? "protocol");
       else res.destroy();
     });
   });

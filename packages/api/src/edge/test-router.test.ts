@@ -3,12 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { Caller } from "../auth/caller";
 import { apiKeyResolver } from "../auth/credential";
+import { createLogger } from "../log";
 import { createRateLimiter } from "../rate-limit";
-import { createAccountWithKey, createApiClient, createProduct, TEST_BASE_URL } from "../testing";
+import { createAccountWithKey, createApiClient, createProduct, TEST_BASE_URL, testLog } from "../testing";
 import { describeSecurityMatrix } from "../testing/security-matrix";
 import { createTestRouter } from "../testing/test-router";
+import { publicProcedure, router } from "../trpc";
 import { handleFetch } from "./fetch";
 import { createEdge } from "./handler";
 
@@ -21,6 +24,7 @@ const edgeFor = (db: TestDatabase["db"], extra: Partial<Parameters<typeof create
     baseUrl: TEST_BASE_URL,
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     maxBodyBytes: 1024,
+    log: testLog,
     ...extra,
   });
 
@@ -281,6 +285,42 @@ describe("file routes", () => {
     );
     return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
   }
+});
+
+describe("unexpected errors", () => {
+  it("answer a bug with a bare JSON 500, logged once under the request id, its key-shaped text scrubbed", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger(
+      { SHELF_LOG_LEVEL: "info", SHELF_LOG_FILE: undefined },
+      {},
+      {
+        write: (line: string) => lines.push(JSON.parse(line)),
+      },
+    );
+    const BUG_SECRET = "shelf_BugBugBugBugBugBugBugBugBugBugBu";
+    const buggy = router({
+      bug: publicProcedure
+        .meta({
+          ability: "public",
+          openapi: { method: "GET", path: "/api/test/bug", tags: ["test"], summary: "Fails" },
+        })
+        .input(z.object({}))
+        .output(z.object({}))
+        .query(() => {
+          throw new Error(`a bug that quotes a secret: ${BUG_SECRET}`);
+        }),
+    });
+    const client = createApiClient(testDb.db, { edge: edgeFor(testDb.db, { log, router: buggy }) });
+    const response = await client("/api/test/bug");
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: "Internal server error.", error: "internal_error" });
+    const requestId = response.headers.get("x-request-id");
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "error", reqId: requestId, msg: "unexpected error" });
+    expect(JSON.stringify(lines)).not.toContain(BUG_SECRET);
+    expect(JSON.stringify(lines)).toContain("a bug that quotes a secret: [redacted]");
+  });
 });
 
 describe("credential policy", () => {

@@ -3,6 +3,7 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { type Ability, accountAbilities } from "../abilities";
 import { createApiKey } from "../routers/keys/service";
+import { recordSecret } from "./secrets";
 
 const unique = () => randomBytes(4).toString("hex");
 
@@ -73,7 +74,9 @@ export type KeyOptions = {
 
 /** A key for the account; returns the plain key and its record. */
 export async function createKey(db: Database, accountId: number, options: KeyOptions = {}) {
-  return createApiKey(db, { accountId, ...options }, "shelf");
+  const created = await createApiKey(db, { accountId, ...options }, "shelf");
+  recordSecret(created.key);
+  return created;
 }
 
 /** An account with one key holding every account ability. */

@@ -3,6 +3,7 @@ import { createEdge } from "../edge/handler";
 import { writeNode } from "../edge/node";
 import { errorResult } from "../edge/results";
 import { createEdgeServer } from "../edge/server";
+import { createLogger, readLogEnv } from "../log";
 import { createRateLimiter } from "../rate-limit";
 import { createTestRouter } from "./test-router";
 
@@ -11,15 +12,18 @@ import { createTestRouter } from "./test-router";
  * (curl, aria2c) and its memory read from /proc. DATABASE_URL and FILES_DIR come from the test.
  */
 const pool = createDb(process.env.DATABASE_URL as string, { max: 4 });
+const log = createLogger(readLogEnv(), { process: "file-server" });
 const edge = createEdge({
   router: createTestRouter({ filesDir: process.env.FILES_DIR as string }),
   db: pool.db,
   baseUrl: "http://127.0.0.1",
   rateLimiter: createRateLimiter({ points: 1_000_000 }),
+  log,
 });
 const server = createEdgeServer({
   edges: [edge],
   fallback: async (_req, res) => writeNode(res, errorResult("not_found")),
+  log,
 });
 const port = await server.listen(0, "127.0.0.1");
 console.log(`file server listening on ${port}`);

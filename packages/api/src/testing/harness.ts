@@ -4,10 +4,14 @@ import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
+import { createLogger, type Logger, readLogEnv } from "../log";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";
 
 export const TEST_BASE_URL = "http://shelf.test";
+
+/** The log of in-process edges in tests: the run's log file (scanned for secrets at the end), like the servers'. */
+export const testLog: Logger = createLogger(readLogEnv(), { process: "vitest" });
 
 export type ApiRequestOptions = {
   method?: string;
@@ -22,7 +26,7 @@ export type ApiRequestOptions = {
 /** Real `Request`s through an edge: by default the account API, as the web app mounts it. */
 export function createApiClient(db: Database, options: { rateLimiter?: RateLimiter; edge?: Edge } = {}) {
   const rateLimiter = options.rateLimiter ?? createRateLimiter({ points: 1_000_000 });
-  const edge = options.edge ?? createAccountApiEdge({ db, baseUrl: TEST_BASE_URL, rateLimiter });
+  const edge = options.edge ?? createAccountApiEdge({ db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
   return async function request(path: string, init: ApiRequestOptions = {}) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key) headers.authorization = `Bearer ${init.key}`;

@@ -1,2 +1,3 @@
 export * from "./factories";
 export * from "./harness";
+export * from "./secrets";

@@ -98,6 +98,40 @@ export function createTestRouter(options: { filesDir: string }) {
         return row;
       }),
 
+    addTool: accountProcedure
+      .meta({
+        ability: "products.read",
+        successStatus: 201,
+        openapi: { method: "POST", path: "/api/test/mcp-servers/{server}/tools", tags, summary: "Adds a tool" },
+        example: {
+          build: async ({ db, accountId, productId }) => {
+            const [row] = await db
+              .insert(schema.mcpServers)
+              .values({ accountId, productId, name: "Tools" })
+              .onConflictDoUpdate({
+                target: [schema.mcpServers.accountId, schema.mcpServers.productId],
+                set: { name: "Tools" },
+              })
+              .returning({ id: schema.mcpServers.id });
+            return { params: { server: row?.id as number }, body: { name: `tool-${Date.now()}-${Math.random()}` } };
+          },
+        },
+      })
+      .input(z.object({ server: IdParam, name: z.string().min(1).max(100) }))
+      .output(z.object({ id: z.number().int(), name: z.string() }))
+      .mutation(async ({ ctx, input }) => {
+        const [server] = await ctx.db
+          .select({ id: schema.mcpServers.id, productId: schema.mcpServers.productId })
+          .from(schema.mcpServers)
+          .where(and(eq(schema.mcpServers.id, input.server), eq(schema.mcpServers.accountId, ctx.caller.accountId)));
+        if (!server) throw new DomainError("not_found", "No such MCP server.");
+        const [tool] = await ctx.db
+          .insert(schema.mcpTools)
+          .values({ mcpServerId: server.id, productId: server.productId, name: input.name })
+          .returning({ id: schema.mcpTools.id, name: schema.mcpTools.name });
+        return tool as { id: number; name: string };
+      }),
+
     file: accountProcedure
       .meta({
         ability: "any-key",

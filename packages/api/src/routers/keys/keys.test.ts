@@ -4,7 +4,14 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DomainError } from "../../errors";
-import { createAccount, createApiClient, createKey, createProduct, grantEntitlement } from "../../testing";
+import {
+  createAccount,
+  createApiClient,
+  createKey,
+  createProduct,
+  grantEntitlement,
+  recordSecret,
+} from "../../testing";
 import { createApiKey, revokeApiKey } from "./service";
 
 let testDb: TestDatabase;
@@ -34,6 +41,7 @@ describe("API key storage", () => {
     const { db } = testDb;
     const account = await createAccount(db);
     const { key, record } = await createApiKey(db, { accountId: account.id, name: "laptop" }, "shelf");
+    recordSecret(key);
     expect(key).toMatch(/^shelf_[1-9A-HJ-NP-Za-km-z]{32}$/);
     expect(record.prefix).toBe(key.slice(0, 14));
     const [row] = await db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, record.id));
@@ -48,6 +56,7 @@ describe("API key storage", () => {
     const { db } = testDb;
     const account = await createAccount(db);
     const { key, record } = await createApiKey(db, { accountId: account.id, kind: "device", client: "cli" }, "acme");
+    recordSecret(key);
     expect(key.startsWith("acme_")).toBe(true);
     expect(record.abilities).toEqual([
       "products.read",
@@ -81,7 +90,10 @@ describe("key slots", () => {
     const product = await createProduct(db);
     const attempt = (productId: number | null) =>
       createApiKey(db, { accountId: account.id, productId }, "shelf").then(
-        () => "created",
+        ({ key }) => {
+          recordSecret(key);
+          return "created";
+        },
         (error: unknown) => (error instanceof DomainError ? error.code : String(error)),
       );
     const accountWide = await Promise.all(Array.from({ length: 10 }, () => attempt(null)));

@@ -1,0 +1,202 @@
+import { createDb, type DbHandle, schema } from "@shelf/db";
+import { createDatabaseHealth, type DatabaseHealth } from "@shelf/db/server";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRateLimiter } from "../rate-limit";
+import {
+  createAccountWithKey,
+  createApiClient,
+  createProduct,
+  grantEntitlement,
+  TEST_BASE_URL,
+  testLog,
+} from "../testing";
+import { startDbProxy } from "../testing/db-proxy";
+import { createTestRouter } from "../testing/test-router";
+import { createEdge } from "./handler";
+import { opsResult } from "./ops";
+
+/** The bound on any answer while the database is gone: the request deadline plus scheduling slack. */
+const STATEMENT_MS = 1000;
+const BOUND_MS = STATEMENT_MS + 1000 + 1500;
+
+let testDb: TestDatabase;
+let proxy: Awaited<ReturnType<typeof startDbProxy>>;
+let pool: DbHandle;
+let health: DatabaseHealth;
+let request: ReturnType<typeof createApiClient>;
+let key: string;
+let serverId: number;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const holder = await createAccountWithKey(testDb.db);
+  key = holder.key;
+  const product = await createProduct(testDb.db);
+  await grantEntitlement(testDb.db, holder.account.id, product.id);
+  const [server] = await testDb.db
+    .insert(schema.mcpServers)
+    .values({ accountId: holder.account.id, productId: product.id, name: "Outage" })
+    .returning();
+  serverId = server?.id as number;
+
+  const target = new URL(testDb.url);
+  proxy = await startDbProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = new URL(testDb.url);
+  viaProxy.hostname = "127.0.0.1";
+  viaProxy.port = String(proxy.port);
+  pool = createDb(viaProxy.toString(), {
+    max: 4,
+    timeouts: { connectSeconds: 1, statementMs: STATEMENT_MS, idleInTransactionMs: 5000 },
+  });
+  health = createDatabaseHealth(viaProxy.toString(), { probeTimeoutMs: 500, probeIntervalMs: 200, maxAgeMs: 0 });
+  const edge = createEdge({
+    router: createTestRouter({ filesDir: "/nonexistent" }),
+    db: pool.db,
+    dbDeadlineMs: pool.deadlineMs,
+    health,
+    log: testLog.child({}, { level: "error" }),
+    baseUrl: TEST_BASE_URL,
+    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+  });
+  request = createApiClient(testDb.db, { edge });
+});
+afterAll(async () => {
+  await health?.close();
+  await pool?.close();
+  await proxy?.close();
+  await testDb?.drop();
+});
+
+type Answer = { at: number; status: number; ms: number; error?: string; retryAfter: string | null; tool?: string };
+
+/** Reads and writes every 100 ms while `during` runs; returns every answer. */
+async function trickle(during: () => Promise<void>): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let running = true;
+  let sequence = 0;
+  const start = Date.now();
+  const loop = (async () => {
+    const inflight: Promise<void>[] = [];
+    while (running) {
+      const tool = `mark-${start}-${sequence++}`;
+      for (const send of [
+        () => request(`/api/test/mcp-servers/${serverId}`, { key }),
+        () => request(`/api/test/mcp-servers/${serverId}/tools`, { method: "POST", key, body: { name: tool } }),
+      ]) {
+        const sent = Date.now();
+        inflight.push(
+          send().then((response) => {
+            answers.push({
+              at: sent - start,
+              status: response.status,
+              ms: Date.now() - sent,
+              error: response.body?.error,
+              retryAfter: response.headers.get("retry-after"),
+              ...(response.status === 201 ? { tool } : {}),
+            });
+          }),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await Promise.all(inflight);
+  })();
+  await during();
+  running = false;
+  await loop;
+  return answers;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function expectAcknowledgedWritesKept(answers: Answer[]) {
+  const acknowledged = answers.flatMap((answer) => (answer.tool ? [answer.tool] : []));
+  const stored = await testDb.db
+    .select({ name: schema.mcpTools.name })
+    .from(schema.mcpTools)
+    .where(eq(schema.mcpTools.mcpServerId, serverId));
+  const names = new Set(stored.map((row) => row.name));
+  expect(acknowledged.filter((tool) => !names.has(tool))).toEqual([]);
+}
+
+function expectHonestOutage(answers: Answer[]) {
+  const statuses = new Set(answers.map((answer) => answer.status));
+  expect([...statuses].filter((status) => ![200, 201, 503].includes(status))).toEqual([]);
+  for (const answer of answers.filter((candidate) => candidate.status === 503)) {
+    expect(answer.error).toBe("service_unavailable");
+    expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    expect(answer.ms).toBeLessThan(BOUND_MS);
+  }
+}
+
+describe("the database going away under a trickle of requests", () => {
+  it("is 503 with Retry-After within the bound while refused, 200 again after, nothing acknowledged lost", async () => {
+    const answers = await trickle(async () => {
+      await pause(600);
+      await proxy.cut();
+      await pause(2500);
+      await proxy.restore();
+      await pause(2500);
+    });
+    expectHonestOutage(answers);
+    const during = answers.filter((answer) => answer.at > 800 && answer.at < 3000);
+    expect(during.length).toBeGreaterThan(10);
+    expect(during.every((answer) => answer.status === 503)).toBe(true);
+    expect(answers.filter((answer) => answer.at < 500).every((answer) => answer.status < 300)).toBe(true);
+    expect(answers.filter((answer) => answer.at > 4500).every((answer) => answer.status < 300)).toBe(true);
+    await expectAcknowledgedWritesKept(answers);
+  }, 30_000);
+
+  it("is 503 within the bound while frozen, then fails fast until it answers again", async () => {
+    const answers = await trickle(async () => {
+      await pause(600);
+      proxy.freeze();
+      await pause(4500);
+      await proxy.restore();
+      await pause(2500);
+    });
+    expectHonestOutage(answers);
+    const late = answers.filter((answer) => answer.at > 3500 && answer.at < 5000);
+    expect(late.length).toBeGreaterThan(10);
+    // Once the database is known down, requests do not wait for it.
+    expect(late.filter((answer) => answer.status === 503).every((answer) => answer.ms < 200)).toBe(true);
+    expect(answers.filter((answer) => answer.at > 6500).every((answer) => answer.status < 300)).toBe(true);
+    await expectAcknowledgedWritesKept(answers);
+  }, 30_000);
+
+  it("flips readiness with the database", async () => {
+    const ready = async () => {
+      const result = await opsResult(
+        "/readyz",
+        { method: "GET", target: "/readyz", header: () => undefined, body: null, clientAddress: "127.0.0.1" },
+        {
+          readiness: async () => {
+            const db = await health.check();
+            return { ready: db.reachable && db.migrated, checks: { database: db } };
+          },
+        },
+      );
+      return { status: result.status, body: JSON.parse(result.body as string) };
+    };
+    expect(await ready()).toEqual({
+      status: 200,
+      body: { status: "ready", checks: { database: { reachable: true, migrated: true } } },
+    });
+    await proxy.cut();
+    const down = await ready();
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({
+      status: "not_ready",
+      checks: { database: { reachable: false, migrated: false } },
+    });
+    await proxy.restore();
+    let back = await ready();
+    for (let attempt = 0; attempt < 20 && back.status !== 200; attempt++) {
+      await pause(100);
+      back = await ready();
+    }
+    expect(back.status).toBe(200);
+  }, 30_000);
+});
