@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAccountApiEdge, createRateLimiter } from "@shelf/api";
+import { createAccountApiEdge, createLogger, createRateLimiter } from "@shelf/api";
 import { fromFetch } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/server";
@@ -69,6 +69,8 @@ async function main() {
     const env = {
       DATABASE_URL: url,
       SHELF_BASE_URL: BASE_URL,
+      // The servers log every request, as in production; to a file, as a log collector would take it.
+      SHELF_LOG_FILE: path.join(os.tmpdir(), `shelf-bench-${database}.log`),
       SHELF_RATE_LIMIT_PER_MINUTE: "1000000000",
       PORT: "0",
       HOST: "127.0.0.1",
@@ -216,6 +218,7 @@ async function main() {
     for (const child of children) if (child.pid) process.kill(-child.pid, "SIGTERM");
     await new Promise((resolve) => setTimeout(resolve, 500));
     await admin.unsafe(`drop database if exists ${database} with (force)`);
+    await fs.rm(path.join(os.tmpdir(), `shelf-bench-${database}.log`), { force: true });
     await admin.end();
     await stopEmbedded?.();
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
@@ -256,6 +259,7 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
     db: handle.db,
     baseUrl: BASE_URL,
     rateLimiter: createRateLimiter({ points: 1e9 }),
+    log: createLogger({ SHELF_LOG_LEVEL: "silent", SHELF_LOG_FILE: undefined }),
   });
   const handler = (request: Request) => edge.handle(fromFetch(request));
   const measure = async (pathname: string, key?: string) => {
@@ -296,10 +300,13 @@ async function startProcess(args: string[], cwd: string, env: Record<string, str
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
+    let started = false;
     const onData = (chunk: Buffer) => {
+      if (started) return;
       output += chunk;
       const match = ready.exec(output);
       if (match) {
+        started = true;
         clearTimeout(timer);
         resolve(Number(match[1]));
       }

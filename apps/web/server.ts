@@ -1,10 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAccountApiEdge, createLogger, createMetrics, createRateLimiter } from "@shelf/api";
-import { seedDemo } from "@shelf/api/demo";
+import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { createEdgeServer, type Edge } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
-import { createDatabaseHealth, resolveDatabase, timeoutsOf } from "@shelf/db/server";
+import { createDatabaseHealth, resolveDatabase, SetupError, timeoutsOf } from "@shelf/db/server";
 import next from "next";
 import { readWebConfig } from "./src/env";
 import { setRuntime } from "./src/runtime";
@@ -41,7 +41,10 @@ async function main() {
   });
 
   let demoKey: string | undefined;
-  if (config.web.SHELF_DEMO) demoKey = (await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX })).key;
+  if (config.web.SHELF_DEMO) {
+    const secret = await loadDemoSecret(config.db.SHELF_DATA_DIR);
+    demoKey = (await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX, secret })).key;
+  }
 
   const app = next({ dev: config.web.NODE_ENV !== "production", dir });
   await app.prepare();
@@ -111,6 +114,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(error);
+  console.error(error instanceof SetupError ? `error: ${error.message}` : error);
   process.exit(1);
 });

@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultAbilities, verifyPassword } from "@shelf/api";
+import { defaultAbilities, loadDemoSecret, seedDemo, verifyPassword } from "@shelf/api";
 import { countDemoRows } from "@shelf/api/demo";
 import { callerFor, createAccount, createKey, createProduct, recordSecretsIn } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
@@ -14,11 +16,16 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 
 let testDb: TestDatabase;
+let dataDir: string;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-admin-"));
 });
-afterAll(() => testDb.drop());
+afterAll(async () => {
+  await testDb.drop();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
 
 type CliResult = { code: number; stdout: string; stderr: string };
 
@@ -30,7 +37,7 @@ function admin(...args: string[]): Promise<CliResult> {
       ["apps/admin/src/main.ts", ...args],
       {
         cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: testDb.url, SHELF_KEY_PREFIX: "shelf" },
+        env: { ...process.env, DATABASE_URL: testDb.url, SHELF_KEY_PREFIX: "shelf", SHELF_DATA_DIR: dataDir },
         timeout: 60_000,
       },
       (error, stdout, stderr) => {
@@ -246,8 +253,30 @@ describe("product:create and entitlement:grant", () => {
   });
 });
 
+describe("a database that cannot be used", () => {
+  it("is one line naming what failed, without a stack", async () => {
+    for (const [url, message] of [
+      ["postgres://127.0.0.1:1/shelf", /connection refused/],
+      ["postgres://127.0.0.1:5432/shelf_missing_db", /database "shelf_missing_db" does not exist/],
+      ["mysql://127.0.0.1/shelf", /DATABASE_URL must be a postgres:\/\//],
+    ] as const) {
+      const result = await new Promise<CliResult>((resolve) => {
+        execFile(
+          tsx,
+          ["apps/admin/src/main.ts", "account:create", "--email", "x@example.test"],
+          { cwd: repoRoot, env: { ...process.env, DATABASE_URL: url } },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+        );
+      });
+      expect(result.code, url).toBe(1);
+      expect(result.stderr.trim().split("\n"), url).toHaveLength(1);
+      expect(result.stderr, url).toMatch(message);
+    }
+  }, 60_000);
+});
+
 describe("demo", () => {
-  it("seeds the demo data set idempotently and prints a working key, revoking the previous one", async () => {
+  it("seeds the demo data set idempotently and prints the same working key every time, as the server does", async () => {
     const first = await adminJson("demo");
     const countsAfterFirst = await countDemoRows(testDb.db);
     const second = await adminJson("demo");
@@ -257,7 +286,9 @@ describe("demo", () => {
     expect(second.product_ids).toEqual(first.product_ids);
     expect(second.product_ids).toHaveLength(12);
     expect(second.prefix).toBe(second.key.slice(0, 14));
-    expect(second.key).not.toBe(first.key);
+    expect(second.key).toBe(first.key);
+    const secret = await loadDemoSecret(dataDir);
+    expect((await seedDemo(testDb.db, { brand: "shelf", secret })).key).toBe(first.key);
 
     const demoKeys = await testDb.db
       .select()
@@ -272,7 +303,6 @@ describe("demo", () => {
       "setup-progress.write",
       "subscriptions.read",
     ]);
-    await expect((await callerFor(testDb.db, first.key)).library.get({})).rejects.toThrow();
 
     const library = (await (await callerFor(testDb.db, second.key)).library.get({})).value();
     const names = library.items.map((item) => item.product.name);

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
-import { DomainError, readApiEnv, ValidationError } from "@shelf/api";
-import { createDb } from "@shelf/db";
+import { DomainError, readApiEnv, safeError, ValidationError } from "@shelf/api";
+import { createDb, databaseUnavailable } from "@shelf/db";
+import { SetupError } from "@shelf/db/env";
 import { UsageError } from "./args";
 import type { Command, CommandContext, CommandOutput } from "./command";
 import { accountCreate } from "./commands/account";
@@ -64,6 +65,9 @@ function commandUsage(command: Command): string {
 
 function describeFailure(error: unknown): { code: string; message: string; errors?: Record<string, string[]> } {
   if (error instanceof UsageError) return { code: "invalid_arguments", message: error.message };
+  if (error instanceof SetupError) return { code: "setup_error", message: error.message };
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) return { code: "database_unavailable", message: `The database stopped answering (${unavailable}).` };
   if (error instanceof DomainError) return { code: error.code, message: error.message };
   if (error instanceof ValidationError) {
     const details = Object.entries(error.errors).map(
@@ -74,7 +78,7 @@ function describeFailure(error: unknown): { code: string; message: string; error
   if (error instanceof TypeError && String((error as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS")) {
     return { code: "invalid_arguments", message: error.message.split("\n")[0] as string };
   }
-  return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+  return { code: "internal_error", message: safeError(error).message ?? "unexpected failure" };
 }
 
 export async function run(argv: string[], io: Io): Promise<number> {
@@ -114,8 +118,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.stderr(`error: ${failure.message}\n`);
     if (failure.code === "invalid_arguments") {
       io.stderr(`Usage: npm run admin -- ${command.name} ${command.synopsis}\n`.replace(/ +\n/, "\n"));
-    } else if (failure.code === "internal_error" && error instanceof Error && error.stack) {
-      io.stderr(`${error.stack}\n`);
+    } else if (failure.code === "internal_error") {
+      // The same care as the logs: a database error's SQL and parameters are never printed.
+      const safe = safeError(error);
+      if (safe.stack) io.stderr(`${safe.stack}\n`);
     }
     return EXIT_ERROR;
   }
@@ -127,12 +133,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
 async function withDatabase<T>(work: (context: Omit<CommandContext, "readStdin">) => Promise<T>): Promise<T> {
   const { SHELF_KEY_PREFIX: brand } = readApiEnv();
   // Loaded on demand: help and argument errors need no database and skip loading the embedded server's code.
-  const { readDbEnv, resolveDatabase } = await import("@shelf/db/server");
-  const database = await resolveDatabase(readDbEnv());
+  const { readDbEnv, resolveDatabase, timeoutsOf } = await import("@shelf/db/server");
+  const dbEnv = readDbEnv();
+  const database = await resolveDatabase(dbEnv);
   try {
-    const handle = createDb(database.url, { max: 2 });
+    const handle = createDb(database.url, { max: 2, timeouts: timeoutsOf(dbEnv) });
     try {
-      return await work({ db: handle.db, brand });
+      return await work({ db: handle.db, brand, dataDir: dbEnv.SHELF_DATA_DIR });
     } finally {
       await handle.close();
     }

@@ -5,6 +5,8 @@ export type CommandContext = {
   db: Database;
   /** The key brand prefix (`SHELF_KEY_PREFIX`). */
   brand: string;
+  /** The data folder (`SHELF_DATA_DIR`): the embedded database, the demo secret. */
+  dataDir: string;
   readStdin: () => Promise<string>;
 };
 

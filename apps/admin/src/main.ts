@@ -1,5 +1,8 @@
 import { run } from "./cli";
 
+// Interrupted: exit, which also stops an embedded server this command started (its supervisor listens for exit).
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));

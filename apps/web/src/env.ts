@@ -1,5 +1,5 @@
 import { type ApiEnv, type LogEnv, readApiEnv, readLogEnv } from "@shelf/api";
-import { type DbEnv, readDbEnv } from "@shelf/db/env";
+import { type DbEnv, envErrorLine, readDbEnv, SetupError } from "@shelf/db/env";
 import { z } from "zod";
 
 const WebEnv = z.object({
@@ -31,6 +31,6 @@ export type WebConfig = { web: WebEnv; api: ApiEnv; db: DbEnv; log: LogEnv };
 
 export function readWebConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
   const parsed = WebEnv.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid web environment: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new SetupError(envErrorLine(parsed.error));
   return { web: parsed.data, api: readApiEnv(env), db: readDbEnv(env), log: readLogEnv(env) };
 }

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,9 +20,19 @@ export type RunningServer = {
  * resolves once it prints its URL.
  */
 export async function startServer(env: Record<string, string | undefined>): Promise<RunningServer> {
+  // A data folder of its own (the demo secret lives there), never the repository's .data.
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-web-"));
   const child: ChildProcess = spawn(tsx, ["server.ts"], {
     cwd: webDir,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: "0", HOST: "127.0.0.1", ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      SHELF_DATA_DIR: dataDir,
+      ...env,
+    },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -55,11 +67,13 @@ export async function startServer(env: Record<string, string | undefined>): Prom
       return exited;
     },
     stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      process.kill(-(child.pid as number), "SIGTERM");
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        process.kill(-(child.pid as number), "SIGTERM");
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }

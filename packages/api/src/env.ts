@@ -1,3 +1,4 @@
+import { envErrorLine, SetupError } from "@shelf/db/env";
 import { z } from "zod";
 
 const ApiEnv = z.object({
@@ -25,6 +26,6 @@ export type ApiEnv = z.infer<typeof ApiEnv>;
 
 export function readApiEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
   const parsed = ApiEnv.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid API environment: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new SetupError(envErrorLine(parsed.error));
   return parsed.data;
 }

@@ -4,7 +4,7 @@ export type { Caller, CallerType, Credential } from "./auth/caller";
 export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { hashPassword, verifyPassword } from "./auth/password";
 export { type Context, createContext } from "./context";
-export { type DemoSeedResult, seedDemo } from "./demo/seed";
+export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";

@@ -1,3 +1,4 @@
+import { envErrorLine, SetupError } from "@shelf/db/env";
 import pino from "pino";
 import { z } from "zod";
 import { DomainError, ValidationError } from "./errors";
@@ -16,7 +17,7 @@ export type LogEnv = z.infer<typeof LogEnv>;
 
 export function readLogEnv(env: NodeJS.ProcessEnv = process.env): LogEnv {
   const parsed = LogEnv.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid log settings: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new SetupError(envErrorLine(parsed.error));
   return parsed.data;
 }
 

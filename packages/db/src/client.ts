@@ -1,8 +1,11 @@
-import { drizzle } from "drizzle-orm/postgres-js";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+import { drizzle, type PostgresJsQueryResultHKT } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "./schema";
 
 export type Database = ReturnType<typeof createDrizzle>;
+/** A database or a transaction on it: what services that may run inside a caller's transaction take. */
+export type Executor = PgDatabase<PostgresJsQueryResultHKT, typeof schema>;
 
 function createDrizzle(client: postgres.Sql) {
   return drizzle({ client, schema, casing: "snake_case" });

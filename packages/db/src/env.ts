@@ -10,7 +10,14 @@ const DbEnv = z.object({
     .trim()
     .optional()
     .transform((value) => value || undefined)
-    .pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+    .pipe(
+      z
+        .url({
+          protocol: /^postgres(ql)?$/,
+          error: "must be a postgres:// or postgresql:// URL, like postgres://user@host:5432/shelf",
+        })
+        .optional(),
+    ),
   SHELF_DATA_DIR: z
     .string()
     .trim()
@@ -38,8 +45,19 @@ export function timeoutsOf(env: DbEnv) {
 
 export function readDbEnv(env: NodeJS.ProcessEnv = process.env): DbEnv {
   const parsed = DbEnv.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`Invalid database environment: ${z.prettifyError(parsed.error)}`);
-  }
+  if (!parsed.success) throw new SetupError(envErrorLine(parsed.error));
   return parsed.data;
+}
+
+/** Settings that do not parse, in one line: `NAME: what is wrong; NAME: ...`. */
+export function envErrorLine(error: z.ZodError): string {
+  return `Invalid settings: ${error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}.`;
+}
+
+/** A mistake in how this installation is set up, in one line an operator can act on: printed without a stack. */
+export class SetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SetupError";
+  }
 }

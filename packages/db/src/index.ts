@@ -6,5 +6,6 @@ export {
   type DbHandle,
   type DbTimeouts,
   DEFAULT_DB_TIMEOUTS,
+  type Executor,
 } from "./client";
 export * as schema from "./schema";

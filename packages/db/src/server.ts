@@ -1,9 +1,11 @@
+import { checkDatabase } from "./check";
 import { type EmbeddedOptions, type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
 import type { DbEnv } from "./env";
 import { runMigrations } from "./migrate";
 
+export { checkDatabase, describeUrl } from "./check";
 export { type EmbeddedServer, startEmbeddedPostgres } from "./embedded";
-export { type DbEnv, readDbEnv, timeoutsOf } from "./env";
+export { type DbEnv, envErrorLine, readDbEnv, SetupError, timeoutsOf } from "./env";
 export { createDatabaseHealth, type DatabaseHealth, type DatabaseReport, type HealthOptions } from "./health";
 export { migrationsFolder, runMigrations } from "./migrate";
 export { databaseUrl } from "./testing/urls";
@@ -25,6 +27,7 @@ export async function resolveDatabase(
 ): Promise<ResolvedDatabase> {
   let url = env.DATABASE_URL;
   let embedded: EmbeddedServer | null = null;
+  if (url) await checkDatabase(url, env.SHELF_DB_CONNECT_TIMEOUT_SECONDS);
   if (!url) {
     embedded = await startEmbeddedPostgres({
       dataDir: env.SHELF_DATA_DIR,

@@ -1,15 +1,18 @@
-import { seedDemo } from "@shelf/api";
+import { loadDemoSecret, seedDemo } from "@shelf/api";
 import type { Command } from "../command";
 
 export const demo: Command = {
   name: "demo",
-  summary: "Load the demo data set (idempotent) and print a fresh demo key",
+  summary: "Load the demo data set (idempotent) and print the demo key",
   synopsis: "",
-  details: ["Account demo@shelf.test with a dozen products; earlier demo keys are revoked."],
+  details: [
+    "Account demo@shelf.test with a dozen products. The demo key is derived from SHELF_DATA_DIR/demo-secret:",
+    "it is the key `npm start` printed, and it stays valid; delete that file to get a new one.",
+  ],
   options: {},
   prepare() {
-    return async ({ db, brand }) => {
-      const result = await seedDemo(db, { brand });
+    return async ({ db, brand, dataDir }) => {
+      const result = await seedDemo(db, { brand, secret: await loadDemoSecret(dataDir) });
       return {
         json: {
           account_id: result.accountId,
@@ -20,7 +23,7 @@ export const demo: Command = {
         text: [
           `Demo data ready: account ${result.accountId} (demo@shelf.test), ${result.productIds.length} products.`,
           `  key  ${result.key}`,
-          "The key is shown only this once: store it now.",
+          "The same key as the web app's demo key, for as long as the data folder keeps its demo secret.",
         ].join("\n"),
       };
     };

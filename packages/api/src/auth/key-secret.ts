@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 
 /** Base58 (no 0, O, I, l): keys survive being read aloud or copied from a terminal. */
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -6,11 +6,12 @@ const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const RANDOM_LENGTH = 32;
 export const VISIBLE_PREFIX_LENGTH = 14;
 
-function randomBase58(length: number): string {
+/** Base58 characters from a stream of bytes. */
+function base58(length: number, bytes: (round: number) => Buffer): string {
   let out = "";
   // Rejection sampling keeps every character uniform: 232 is the largest multiple of 58 below 256.
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+  for (let round = 0; out.length < length; round++) {
+    for (const byte of bytes(round)) {
       if (byte < 232) out += ALPHABET[byte % 58];
       if (out.length === length) break;
     }
@@ -19,7 +20,15 @@ function randomBase58(length: number): string {
 }
 
 export function generateKeySecret(brand: string): string {
-  return `${brand}_${randomBase58(RANDOM_LENGTH)}`;
+  return `${brand}_${base58(RANDOM_LENGTH, () => randomBytes(RANDOM_LENGTH * 2))}`;
+}
+
+/**
+ * A key derived from a secret seed and a purpose (HMAC-SHA256 in counter mode): the same seed gives the same key.
+ * Only for the demo key, so that every process sharing a data folder prints the same working key.
+ */
+export function deriveKeySecret(brand: string, seed: string, purpose: string): string {
+  return `${brand}_${base58(RANDOM_LENGTH, (round) => createHmac("sha256", seed).update(`${purpose}:${round}`).digest())}`;
 }
 
 export function hashKeySecret(secret: string): string {

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { deriveKeySecret, hashKeySecret } from "../auth/key-secret";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
-import { createApiKey, revokeApiKey } from "../routers/keys/service";
+import { createApiKey, revokeApiKey, toApiKeyRecord } from "../routers/keys/service";
 import {
   DEMO_EMAIL,
   DEMO_KEY_NAME,
@@ -16,6 +17,8 @@ import {
   demoProducts,
   demoTags,
 } from "./catalog";
+
+export { loadDemoSecret } from "./secret";
 
 const {
   apiKeys,
@@ -57,7 +60,7 @@ export function countDemoRows(db: Database): Promise<number[]> {
 
 export type DemoSeedResult = {
   accountId: number;
-  /** The fresh demo key, in plain text: shown once. */
+  /** The demo key in plain text: the same for every seed with the same secret. */
   key: string;
   keyId: number;
   prefix: string;
@@ -71,9 +74,11 @@ const DAY_MS = 86_400_000;
 
 /**
  * Fills the database with the demo data set, matching existing rows by email, slug and name, so running it again
- * changes nothing but the key: earlier live demo keys are revoked (slots never run out) and a fresh one issued.
+ * changes nothing. The demo key is derived from `secret` (the installation's demo secret, see demo/secret.ts): the
+ * web app and the operator CLI print the same key, and a second seed keeps the first one's key working. Other live
+ * demo keys (from another secret) are revoked, so the account's key slots never run out.
  */
-export async function seedDemo(db: Database, options: { brand: string }): Promise<DemoSeedResult> {
+export async function seedDemo(db: Database, options: { brand: string; secret: string }): Promise<DemoSeedResult> {
   const accountId = await ensureDemoAccount(db);
   const productIds = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
@@ -85,7 +90,7 @@ export async function seedDemo(db: Database, options: { brand: string }): Promis
     }
     return ids;
   });
-  const { key, record } = await issueDemoKey(db, accountId, options.brand);
+  const { key, record } = await issueDemoKey(db, accountId, options.brand, options.secret);
   return { accountId, key, keyId: record.id, prefix: record.prefix, productIds };
 }
 
@@ -102,13 +107,34 @@ async function ensureDemoAccount(db: Database): Promise<number> {
   }
 }
 
-async function issueDemoKey(db: Database, accountId: number, brand: string) {
-  const earlier = await db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, DEMO_KEY_NAME), isNull(apiKeys.revokedAt)));
-  for (const { id } of earlier) await revokeApiKey(db, accountId, id);
-  return createApiKey(db, { accountId, name: DEMO_KEY_NAME, abilities: [...demoKeyAbilities] }, brand);
+/**
+ * The demo key of this secret: the first of its derived keys (generation 0, 1, ...) that was never revoked or let
+ * expire, created if need be. Every process with the same secret walks the same sequence, so they all agree, and a
+ * revoked demo key is never brought back. Seeders take turns on the seed lock, so two of them never race here.
+ */
+async function issueDemoKey(db: Database, accountId: number, brand: string, seed: string) {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    for (let generation = 0; generation < 100; generation++) {
+      const secret = deriveKeySecret(brand, seed, `demo key ${generation}`);
+      const [row] = await tx
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.hash, hashKeySecret(secret)));
+      if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) {
+        return { key: secret, record: toApiKeyRecord(row) };
+      }
+      if (row) continue;
+      const others = await tx
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, DEMO_KEY_NAME), isNull(apiKeys.revokedAt)));
+      for (const { id } of others) await revokeApiKey(tx, accountId, id);
+      const input = { accountId, name: DEMO_KEY_NAME, abilities: [...demoKeyAbilities] };
+      return createApiKey(tx, input, brand, { secret });
+    }
+    throw new Error("No usable demo key: delete the data folder's demo-secret to start a new sequence.");
+  });
 }
 
 async function ensureCategories(tx: Transaction): Promise<Map<string, number>> {

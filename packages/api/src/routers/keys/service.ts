@@ -1,9 +1,9 @@
-import type { Database } from "@shelf/db";
+import type { Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { defaultAbilities } from "../../abilities";
 import { DEVICE_KEY_IDLE_DAYS } from "../../auth/api-key";
-import { generateKeySecret, hashKeySecret, visiblePrefix } from "../../auth/key-secret";
+import { generateKeySecret, hashKeySecret, KEY_SECRET_PATTERN, visiblePrefix } from "../../auth/key-secret";
 import { DomainError, parseInput, ValidationError } from "../../errors";
 import { type ApiKeyRecord, CreateKeyInput } from "./schemas";
 
@@ -41,9 +41,10 @@ function liveKeyCondition(now: Date) {
  * A device sign-in key takes the slot of its client's least recently used key when the scope is full.
  */
 export async function createApiKey(
-  db: Database,
+  db: Executor,
   rawInput: CreateKeyInput,
   brand: string,
+  options: { secret?: string } = {},
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const input = parseInput(CreateKeyInput, rawInput);
   const now = new Date();
@@ -52,7 +53,9 @@ export async function createApiKey(
   const expiresAt =
     input.kind === "device" ? new Date(now.getTime() + DEVICE_KEY_IDLE_DAYS * 86_400_000) : (input.expiresAt ?? null);
 
-  const secret = generateKeySecret(brand);
+  // Only the demo seed brings its own (derived) secret; every other key is random.
+  const secret = options.secret ?? generateKeySecret(brand);
+  if (!KEY_SECRET_PATTERN.test(secret)) throw new ValidationError({ secret: ["is not a key of this service's shape"] });
   const row = await db.transaction(async (tx) => {
     const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId));
     if (!account) throw new DomainError("not_found", "Account not found.");
@@ -106,7 +109,7 @@ export async function createApiKey(
 }
 
 /** Revokes a key of the account; revoking twice keeps the first revocation time. */
-export async function revokeApiKey(db: Database, accountId: number, keyId: number): Promise<ApiKeyRecord> {
+export async function revokeApiKey(db: Executor, accountId: number, keyId: number): Promise<ApiKeyRecord> {
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
@@ -117,7 +120,7 @@ export async function revokeApiKey(db: Database, accountId: number, keyId: numbe
 }
 
 /** Operator revocation by key id alone (the admin CLI), still a single-row update. */
-export async function revokeApiKeyById(db: Database, keyId: number): Promise<ApiKeyRecord> {
+export async function revokeApiKeyById(db: Executor, keyId: number): Promise<ApiKeyRecord> {
   const [row] = await db.select({ accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, keyId));
   if (!row) throw new DomainError("not_found", "API key not found.");
   return revokeApiKey(db, row.accountId, keyId);
