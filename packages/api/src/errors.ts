@@ -40,7 +40,11 @@ export class DomainError extends Error {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: DomainErrorCode, message?: string, details?: Record<string, unknown>) {
+    // An expected outcome, not a bug: no stack trace to capture (it was 5 % of the 401 path's CPU).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? domainErrors[code].message);
+    Error.stackTraceLimit = limit;
     this.name = "DomainError";
     this.code = code;
     this.status = domainErrors[code].status;

@@ -22,8 +22,11 @@ export function readLogEnv(env: NodeJS.ProcessEnv = process.env): LogEnv {
 }
 
 /**
- * One JSON line per event (pino). Errors go through `safeError`, and the fields that could carry a credential are
- * redacted wherever they appear, so a log never holds a key, a key hash, a token, a password or a request body.
+ * One JSON line per event (pino; `time` in epoch milliseconds). What is logged is chosen field by field: request
+ * lines name the route template (never the URL or a header) and errors go through `safeError`, so a log never holds
+ * a key, a key hash, a token, a password or a request body (the test run scans its whole log for them). No generic
+ * redaction: it cost 11 µs a line, more than the line itself. Lines are written in batches of 4 KiB, off the
+ * request path (a write per line halved the 401 path's throughput); pino flushes the rest when the process exits.
  */
 export function createLogger(
   env: LogEnv,
@@ -34,13 +37,8 @@ export function createLogger(
     {
       level: env.SHELF_LOG_LEVEL,
       base: { service: "shelf", pid: process.pid, ...bindings },
-      timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: safeError, error: safeError },
-      redact: {
-        paths: REDACTED_FIELDS.flatMap((field) => [field, `*.${field}`]),
-        censor: "[redacted]",
-      },
     },
     destination ??
       (env.SHELF_LOG_FILE
