@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { schema } from "@shelf/db";
+import { type Database, schema } from "@shelf/db";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError } from "../errors";
@@ -11,6 +11,16 @@ import { IdParam } from "../schemas/common";
 import { accountProcedure, publicProcedure, router } from "../trpc";
 
 const tags = ["test"];
+
+/** One of the account's MCP servers; another account's is not found, exactly like a missing one. */
+async function ownServer(db: Database, accountId: number, serverId: number) {
+  const [row] = await db
+    .select()
+    .from(schema.mcpServers)
+    .where(and(eq(schema.mcpServers.id, serverId), eq(schema.mcpServers.accountId, accountId)));
+  if (!row) throw new DomainError("not_found", "No such MCP server.");
+  return row;
+}
 
 /**
  * Routes that exist only in tests, built like real ones: a plain route about a product, a JSON body, a route naming
@@ -90,12 +100,8 @@ export function createTestRouter(options: { filesDir: string }) {
       .input(z.object({ server: IdParam }))
       .output(z.object({ id: z.number().int(), name: z.string() }))
       .query(async ({ ctx, input }) => {
-        const [row] = await ctx.db
-          .select({ id: schema.mcpServers.id, name: schema.mcpServers.name })
-          .from(schema.mcpServers)
-          .where(and(eq(schema.mcpServers.id, input.server), eq(schema.mcpServers.accountId, ctx.caller.accountId)));
-        if (!row) throw new DomainError("not_found", "No such MCP server.");
-        return row;
+        const { id, name } = await ownServer(ctx.db, ctx.caller.accountId, input.server);
+        return { id, name };
       }),
 
     addTool: accountProcedure
@@ -120,11 +126,7 @@ export function createTestRouter(options: { filesDir: string }) {
       .input(z.object({ server: IdParam, name: z.string().min(1).max(100) }))
       .output(z.object({ id: z.number().int(), name: z.string() }))
       .mutation(async ({ ctx, input }) => {
-        const [server] = await ctx.db
-          .select({ id: schema.mcpServers.id, productId: schema.mcpServers.productId })
-          .from(schema.mcpServers)
-          .where(and(eq(schema.mcpServers.id, input.server), eq(schema.mcpServers.accountId, ctx.caller.accountId)));
-        if (!server) throw new DomainError("not_found", "No such MCP server.");
+        const server = await ownServer(ctx.db, ctx.caller.accountId, input.server);
         const [tool] = await ctx.db
           .insert(schema.mcpTools)
           .values({ mcpServerId: server.id, productId: server.productId, name: input.name })
