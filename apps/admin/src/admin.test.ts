@@ -275,6 +275,30 @@ describe("a database that cannot be used", () => {
   }, 60_000);
 });
 
+describe("signing:public-key", () => {
+  it("prints the signing key's Sparkle public key without opening the database, the same every time", async () => {
+    const first = await adminJson("signing:public-key");
+    expect(first.algorithm).toBe("Ed25519");
+    expect(Buffer.from(first.public_key, "base64")).toHaveLength(32);
+    expect(first.kid).toMatch(/^[\w-]{43}$/);
+    const offline = await new Promise<CliResult>((resolve) => {
+      execFile(
+        tsx,
+        ["apps/admin/src/main.ts", "signing:public-key", "--json"],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, DATABASE_URL: "postgres://127.0.0.1:1/none", SHELF_DATA_DIR: dataDir },
+        },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(JSON.parse(offline.stdout)).toEqual(first);
+    const stored = JSON.parse(await fs.readFile(path.join(dataDir, "signing-keys.json"), "utf8"));
+    expect(stored.keys.map((key: { kid: string }) => key.kid)).toEqual([first.kid]);
+  });
+});
+
 describe("demo", () => {
   it("seeds the demo data set idempotently and prints the same working key every time, as the server does", async () => {
     const first = await adminJson("demo");

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import { DomainError, readApiEnv, safeError, ValidationError } from "@shelf/api";
-import { createDb, databaseUnavailable } from "@shelf/db";
-import { SetupError } from "@shelf/db/env";
+import { DomainError, readApiEnv, safeError, signingKeysFile, ValidationError } from "@shelf/api";
+import { createDb, type Database, databaseUnavailable } from "@shelf/db";
+import { readDbEnv, SetupError } from "@shelf/db/env";
 import { UsageError } from "./args";
 import type { Command, CommandContext, CommandOutput } from "./command";
 import { accountCreate } from "./commands/account";
@@ -9,8 +9,17 @@ import { demo } from "./commands/demo";
 import { entitlementGrant } from "./commands/entitlement";
 import { keyCreate, keyRevoke } from "./commands/key";
 import { productCreate } from "./commands/product";
+import { signingPublicKey } from "./commands/signing";
 
-export const commands: Command[] = [accountCreate, keyCreate, keyRevoke, productCreate, entitlementGrant, demo];
+export const commands: Command[] = [
+  accountCreate,
+  keyCreate,
+  keyRevoke,
+  productCreate,
+  entitlementGrant,
+  demo,
+  signingPublicKey,
+];
 
 export type Io = {
   stdout: (text: string) => void;
@@ -109,7 +118,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     const work = command.prepare(values);
-    output = await withDatabase((context) => work({ ...context, readStdin: io.readStdin }));
+    output =
+      command.database === false
+        ? await work({ ...localContext(), db: noDatabase, readStdin: io.readStdin })
+        : await withDatabase((context) => work({ ...context, readStdin: io.readStdin }));
   } catch (error) {
     const failure = describeFailure(error);
     if (json) {
@@ -129,17 +141,35 @@ export async function run(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
+/** What every command knows without a database: the settings and the data folder's files. */
+function localContext() {
+  const api = readApiEnv();
+  const db = readDbEnv();
+  return {
+    brand: api.SHELF_KEY_PREFIX,
+    dataDir: db.SHELF_DATA_DIR,
+    signingKeysFile: signingKeysFile(api, db.SHELF_DATA_DIR),
+    dbEnv: db,
+  };
+}
+
+/** The database of a command declared `database: false`: touching it is a bug in that command. */
+const noDatabase = new Proxy({} as Database, {
+  get() {
+    throw new Error("This command was declared to work without the database.");
+  },
+});
+
 /** Opens the database the web app uses, and afterwards closes the pool and stops an embedded server we started. */
 async function withDatabase<T>(work: (context: Omit<CommandContext, "readStdin">) => Promise<T>): Promise<T> {
-  const { SHELF_KEY_PREFIX: brand } = readApiEnv();
+  const { dbEnv, ...local } = localContext();
   // Loaded on demand: help and argument errors need no database and skip loading the embedded server's code.
-  const { readDbEnv, resolveDatabase, timeoutsOf } = await import("@shelf/db/server");
-  const dbEnv = readDbEnv();
+  const { resolveDatabase, timeoutsOf } = await import("@shelf/db/server");
   const database = await resolveDatabase(dbEnv);
   try {
     const handle = createDb(database.url, { max: 2, timeouts: timeoutsOf(dbEnv) });
     try {
-      return await work({ db: handle.db, brand, dataDir: dbEnv.SHELF_DATA_DIR });
+      return await work({ db: handle.db, ...local });
     } finally {
       await handle.close();
     }

@@ -7,6 +7,8 @@ export type CommandContext = {
   brand: string;
   /** The data folder (`SHELF_DATA_DIR`): the embedded database, the demo secret. */
   dataDir: string;
+  /** The signing key set (`SHELF_SIGNING_KEYS_FILE`, else in the data folder). */
+  signingKeysFile: string;
   readStdin: () => Promise<string>;
 };
 
@@ -23,6 +25,8 @@ export type Command = {
   /** Extra lines of help under the synopsis. */
   details?: string[];
   options: Record<string, OptionSpec>;
+  /** False for a command that works on local files only: no database is opened (or started) for it. */
+  database?: boolean;
   /**
    * Checks the arguments before any database is opened, so a typo never starts the embedded server, and returns
    * the work to do.

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { envErrorLine, SetupError } from "@shelf/db/env";
 import { z } from "zod";
 
@@ -20,6 +21,11 @@ const ApiEnv = z.object({
     .transform((value) => value || undefined)
     .pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   SHELF_TRUST_PROXY: z.stringbool().default(false),
+  /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */
+  SHELF_SIGNING_KEYS_FILE: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
 });
 
 export type ApiEnv = z.infer<typeof ApiEnv>;
@@ -28,4 +34,9 @@ export function readApiEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
   const parsed = ApiEnv.safeParse(env);
   if (!parsed.success) throw new SetupError(envErrorLine(parsed.error));
   return parsed.data;
+}
+
+/** Where the signing key set lives. */
+export function signingKeysFile(env: ApiEnv, dataDir: string): string {
+  return env.SHELF_SIGNING_KEYS_FILE ?? path.join(dataDir, "signing-keys.json");
 }

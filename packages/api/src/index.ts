@@ -5,7 +5,7 @@ export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCr
 export { hashPassword, verifyPassword } from "./auth/password";
 export { type Context, createContext } from "./context";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
-export { type ApiEnv, readApiEnv } from "./env";
+export { type ApiEnv, readApiEnv, signingKeysFile } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
 export { createMetrics, type Metrics } from "./metrics";
@@ -15,3 +15,4 @@ export * as accounts from "./routers/accounts/service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
 export * as productAdmin from "./routers/products/admin-service";
+export { loadSigningKeyring, rawPublicKey, type SigningKey, type SigningKeyring, thumbprint } from "./signing/keyring";
