@@ -36,7 +36,8 @@ const LIBRARY_SQL = `
     ) e
     join products p on p.id = e.product_id
     left join lateral (select artifact_sha256, artifact_size, released_at from releases
-      where product_id = p.id and channel = 'stable' order by released_at desc, id desc limit 1) r on true
+      where product_id = p.id and channel = 'stable' and yanked_at is null
+      order by version_sort collate "C" desc nulls last, released_at desc, id desc limit 1) r on true
     left join setup_progress sp on sp.account_id = $1 and sp.product_id = p.id
     cross join lateral (select p.delivery as pd, coalesce(jsonb_array_length(p.manual->'install_steps'), 0) as total,
       r.released_at is not null and r.artifact_sha256 is not null

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultAbilities, loadDemoSecret, seedDemo, verifyPassword } from "@shelf/api";
 import { countDemoRows } from "@shelf/api/demo";
-import { callerFor, createAccount, createKey, createProduct, recordSecretsIn } from "@shelf/api/testing";
+import { callerFor, createAccount, createKey, createProduct, createRelease, recordSecretsIn } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
@@ -273,6 +273,18 @@ describe("a database that cannot be used", () => {
       expect(result.stderr, url).toMatch(message);
     }
   }, 60_000);
+});
+
+describe("release:yank", () => {
+  it("withdraws a release once and for all, and says so for an unknown one", async () => {
+    const product = await createProduct(testDb.db);
+    const release = await createRelease(testDb.db, product.id, { version: "1.4.0" });
+    const first = await adminJson("release:yank", "--id", String(release.id));
+    expect(first).toMatchObject({ id: release.id, product_id: product.id, version: "1.4.0", channel: "stable" });
+    const second = await adminJson("release:yank", "--id", String(release.id));
+    expect(second.yanked_at).toBe(first.yanked_at);
+    await expectFailure(["release:yank", "--id", "2000000000"], /Release not found/);
+  });
 });
 
 describe("signing:public-key", () => {

@@ -9,6 +9,7 @@ import { demo } from "./commands/demo";
 import { entitlementGrant } from "./commands/entitlement";
 import { keyCreate, keyRevoke } from "./commands/key";
 import { productCreate } from "./commands/product";
+import { releaseYank } from "./commands/release";
 import { signingPublicKey } from "./commands/signing";
 
 export const commands: Command[] = [
@@ -17,6 +18,7 @@ export const commands: Command[] = [
   keyRevoke,
   productCreate,
   entitlementGrant,
+  releaseYank,
   demo,
   signingPublicKey,
 ];

@@ -1,3 +1,4 @@
+import { openSync } from "node:fs";
 import { envErrorLine, SetupError } from "@shelf/db/env";
 import pino from "pino";
 import { z } from "zod";
@@ -40,26 +41,16 @@ export function createLogger(
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: safeError, error: safeError },
     },
+    // The file is opened here, synchronously: an asynchronous open could still be pending at exit, and flushing then
+    // throws.
     destination ??
-      (env.SHELF_LOG_FILE
-        ? pino.destination({ dest: env.SHELF_LOG_FILE, append: true, sync: true })
-        : pino.destination(1)),
+      pino.destination({
+        dest: env.SHELF_LOG_FILE ? openSync(env.SHELF_LOG_FILE, "a") : 1,
+        sync: false,
+        minLength: 4096,
+      }),
   );
 }
-
-const REDACTED_FIELDS = [
-  "authorization",
-  "cookie",
-  "password",
-  "key",
-  "token",
-  "hash",
-  "secret",
-  "body",
-  "parameters",
-  "params",
-  "query",
-];
 
 /** Key-shaped text and 64-character hex digests (key hashes), wherever they hide in a message. */
 const SECRET_SHAPES = /\b[a-z][a-z0-9]{1,11}_[1-9A-HJ-NP-Za-km-z]{32}\b|\b[0-9a-f]{64}\b/g;

@@ -24,6 +24,10 @@ export const releases = pgTable(
     artifactSha256: text(),
     artifactSize: bigint({ mode: "number" }),
     releasedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Sorts in semver precedence under COLLATE "C" (migration 0003); null for a version that is not semver. */
+    versionSort: text().generatedAlwaysAs(sql`shelf_semver_sort_key(version)`),
+    /** Withdrawn: hidden from update checks, install plans, feeds and lists; the row stays for the record. */
+    yankedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
     uniqueIndex("releases_product_channel_version_key").on(t.productId, t.channel, t.version),

@@ -2,6 +2,7 @@ import type { Database } from "@shelf/db";
 import type { Caller } from "../../auth/caller";
 import { JsonText } from "../../json-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL } from "../products/access";
+import { NEWEST_VERSION_FIRST_SQL } from "../products/channels";
 import { emptyPayload, toDeliveryData, typeLabels } from "../products/format";
 import type { LibraryApiData } from "./schemas";
 
@@ -25,7 +26,7 @@ const PAYLOAD_SQL = Object.keys(emptyPayload)
  * into objects, nothing serialised again. One statement whatever the number of products; $1 is the account, $2 the
  * product of a product-scoped key (or null), $3 the public base URL. Each product's best live entitlement is picked
  * by DISTINCT ON; the newest stable release gives the bundle; the update window decides whether it may be
- * downloaded. The type labels and the manual delivery come from the same constants as the rest of the API.
+ * downloaded (the newest stable release by semver, never a yanked one). The type labels and the manual delivery come from the same constants as the rest of the API.
  */
 const LIBRARY_SQL = `
   with best as (
@@ -39,9 +40,9 @@ const LIBRARY_SQL = `
     from best
     join products p on p.id = best.product_id
     left join lateral (
-      select rel.artifact_sha256, rel.artifact_size, rel.released_at from releases rel
-      where rel.product_id = p.id and rel.channel = 'stable'
-      order by rel.released_at desc, rel.id desc limit 1
+      select artifact_sha256, artifact_size, released_at from releases
+      where product_id = p.id and channel = 'stable' and yanked_at is null
+      order by ${NEWEST_VERSION_FIRST_SQL} limit 1
     ) r on true
     left join setup_progress sp on sp.account_id = $1 and sp.product_id = p.id
     cross join lateral (

@@ -1,5 +1,6 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
+import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError, isUniqueViolation, parseInput } from "../../errors";
 
@@ -86,4 +87,30 @@ export async function createProduct(db: Database, rawInput: CreateProductInput):
     }
     throw error;
   }
+}
+
+/**
+ * Withdraws a release: update checks, install plans, feeds and release lists stop offering it at once; the row stays
+ * for the record. Yanking twice keeps the first time.
+ */
+export async function yankRelease(db: Database, releaseId: number) {
+  const [row] = await db
+    .update(schema.releases)
+    .set({ yankedAt: sql`coalesce(${schema.releases.yankedAt}, now())` })
+    .where(eq(schema.releases.id, releaseId))
+    .returning({
+      id: schema.releases.id,
+      productId: schema.releases.productId,
+      version: schema.releases.version,
+      channel: schema.releases.channel,
+      yankedAt: schema.releases.yankedAt,
+    });
+  if (!row) throw new DomainError("not_found", "Release not found.");
+  return {
+    id: row.id,
+    product_id: row.productId,
+    version: row.version,
+    channel: row.channel,
+    yanked_at: (row.yankedAt as Date).toISOString(),
+  };
 }

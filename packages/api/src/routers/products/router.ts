@@ -66,12 +66,13 @@ export const productsRouter = router({
         path: "/api/products/{product}/updates",
         tags,
         summary: "Update check",
-        description: "Compares the client's `version` (semver) with the newest stable release.",
+        description:
+          "Compares the client's `version` (semver) with the newest release of its `channel` (default stable; beta also sees stable, alpha beta and stable, dev all). Yanked releases are never offered.",
       },
     })
     .input(UpdatesInput)
     .output(z.object({ update: ProductUpdateApiData }))
-    .query(({ ctx, input }) => checkForUpdate(ctx.db, ctx.product, input.version, ctx.baseUrl)),
+    .query(({ ctx, input }) => checkForUpdate(ctx.db, ctx.product, input, ctx.baseUrl)),
 
   contentCss: accountProcedure
     .meta({

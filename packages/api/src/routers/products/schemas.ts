@@ -1,3 +1,4 @@
+import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
 import { DateTime, IdParam } from "../../schemas/common";
 
@@ -138,4 +139,8 @@ export const ClientVersion = z
   .max(64)
   .regex(/^v?\d+(\.\d+){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/, "must be a version like 1.2.3");
 
-export const UpdatesInput = z.object({ version: ClientVersion.optional() });
+export const UpdatesInput = z.object({
+  version: ClientVersion.optional(),
+  /** The release channel the client follows (default stable): beta also sees stable, alpha beta and stable, dev all. */
+  channel: z.enum(releaseChannels).optional(),
+});

@@ -1,12 +1,14 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { ReleaseChannel } from "@shelf/db/enums";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import semver from "semver";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import type { TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { entitledSql, type ProductAccess } from "./access";
+import { NEWEST_VERSION_FIRST_SQL, visibleChannels } from "./channels";
 import { toDeliveryData, toProductApiData } from "./format";
 import type { ListProductsInput } from "./schemas";
 
@@ -105,8 +107,8 @@ export async function listReleases(db: Database, productId: number) {
   const rows = await db
     .select()
     .from(releases)
-    .where(eq(releases.productId, productId))
-    .orderBy(desc(releases.releasedAt), desc(releases.id));
+    .where(and(eq(releases.productId, productId), isNull(releases.yankedAt)))
+    .orderBy(sql.raw(NEWEST_VERSION_FIRST_SQL));
   return {
     releases: rows.map((release) => ({
       id: release.id,
@@ -120,19 +122,25 @@ export async function listReleases(db: Database, productId: number) {
   };
 }
 
-const latestStableReleaseQuery = perDatabase((db) =>
+const newestReleaseQuery = perDatabase((db) =>
   db
     .select()
     .from(releases)
-    .where(and(eq(releases.productId, sql.placeholder("productId")), eq(releases.channel, "stable")))
-    .orderBy(desc(releases.releasedAt), desc(releases.id))
+    .where(
+      and(
+        eq(releases.productId, sql.placeholder("productId")),
+        sql`${releases.channel} = any(${sql.placeholder("channels")}::release_channel[])`,
+        isNull(releases.yankedAt),
+      ),
+    )
+    .orderBy(sql.raw(NEWEST_VERSION_FIRST_SQL))
     .limit(1)
-    .prepare("shelf_latest_stable_release"),
+    .prepare("shelf_newest_release"),
 );
 
-/** The newest stable release: what update checks, library bundles and install plans offer by default. */
-export async function latestStableRelease(db: Database, productId: number) {
-  const [release] = await latestStableReleaseQuery(db).execute({ productId });
+/** The newest release (semver) a client following `channel` is offered; yanked releases never are. */
+export async function newestRelease(db: Database, productId: number, channel: ReleaseChannel = "stable") {
+  const [release] = await newestReleaseQuery(db).execute({ productId, channels: visibleChannels(channel) });
   return release ?? null;
 }
 
@@ -148,10 +156,11 @@ export function bundleDownloadUrl(baseUrl: string, productId: number): string {
 export async function checkForUpdate(
   db: Database,
   access: ProductAccess,
-  clientVersion: string | undefined,
+  input: { version?: string; channel?: ReleaseChannel },
   baseUrl: string,
 ) {
-  const release = await latestStableRelease(db, access.id);
+  const clientVersion = input.version;
+  const release = await newestRelease(db, access.id, input.channel);
   const client = clientVersion ? semver.coerce(clientVersion, { includePrerelease: true }) : null;
   const current = release ? semver.coerce(release.version, { includePrerelease: true }) : null;
   const updateAvailable = release !== null && (client === null || current === null || semver.gt(current, client));

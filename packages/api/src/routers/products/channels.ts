@@ -1,0 +1,12 @@
+import { type ReleaseChannel, releaseChannels } from "@shelf/db/enums";
+
+/**
+ * What a client following a channel sees: `stable` only stable releases; `beta` beta and stable; `alpha` alpha, beta
+ * and stable; `dev` everything. The newest of those (by semver) is what it is offered.
+ */
+export function visibleChannels(channel: ReleaseChannel): ReleaseChannel[] {
+  return releaseChannels.slice(0, releaseChannels.indexOf(channel) + 1);
+}
+
+/** Newest first in semver precedence (the generated `version_sort`, compared byte by byte), then newest published. */
+export const NEWEST_VERSION_FIRST_SQL = `version_sort collate "C" desc nulls last, released_at desc, id desc`;

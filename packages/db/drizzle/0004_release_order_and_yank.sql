@@ -1,0 +1,2 @@
+ALTER TABLE "releases" ADD COLUMN "version_sort" text GENERATED ALWAYS AS (shelf_semver_sort_key(version)) STORED;--> statement-breakpoint
+ALTER TABLE "releases" ADD COLUMN "yanked_at" timestamp with time zone;
