@@ -27,7 +27,7 @@ export function readLogEnv(env: NodeJS.ProcessEnv = process.env): LogEnv {
  * lines name the route template (never the URL or a header) and errors go through `safeError`, so a log never holds
  * a key, a key hash, a token, a password or a request body (the test run scans its whole log for them). No generic
  * redaction: it cost 11 µs a line, more than the line itself. Lines are written in batches of 4 KiB, off the
- * request path (a write per line halved the 401 path's throughput); pino flushes the rest when the process exits.
+ * request path; pino flushes the rest when the process exits.
  */
 export function createLogger(
   env: LogEnv,
