@@ -1,5 +1,5 @@
 import { type ApiEnv, type LogEnv, readApiEnv, readLogEnv } from "@shelf/api";
-import { type DbEnv, envErrorLine, readDbEnv, SetupError } from "@shelf/db/env";
+import { type DbEnv, envErrorLine, optionalSetting, readDbEnv, SetupError } from "@shelf/db/env";
 import { z } from "zod";
 
 const WebEnv = z.object({
@@ -17,11 +17,7 @@ const WebEnv = z.object({
   /** Connections of this instance's database pool. */
   SHELF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** Opens /metrics to whoever sends it as a bearer token; unset, only this machine (loopback) may read it. */
-  SHELF_METRICS_TOKEN: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined)
-    .pipe(z.string().min(16, "at least 16 characters").optional()),
+  SHELF_METRICS_TOKEN: optionalSetting().pipe(z.string().min(16, "at least 16 characters").optional()),
 });
 
 export type WebEnv = z.infer<typeof WebEnv>;

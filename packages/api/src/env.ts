@@ -1,5 +1,5 @@
 import path from "node:path";
-import { envErrorLine, SetupError } from "@shelf/db/env";
+import { envErrorLine, optionalSetting, SetupError } from "@shelf/db/env";
 import { z } from "zod";
 
 const ApiEnv = z.object({
@@ -8,24 +8,14 @@ const ApiEnv = z.object({
     .regex(/^[a-z][a-z0-9]{1,11}$/, "2 to 12 lowercase letters or digits, starting with a letter")
     .default("shelf"),
   /** Public base URL for links; unset, the web app uses http://localhost:<its port>. */
-  SHELF_BASE_URL: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined)
+  SHELF_BASE_URL: optionalSetting()
     .pipe(z.url({ protocol: /^https?$/ }).optional())
     .transform((value) => value?.replace(/\/+$/, "")),
   SHELF_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-  REDIS_URL: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined)
-    .pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  REDIS_URL: optionalSetting().pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   SHELF_TRUST_PROXY: z.stringbool().default(false),
   /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */
-  SHELF_SIGNING_KEYS_FILE: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined),
+  SHELF_SIGNING_KEYS_FILE: optionalSetting(),
 });
 
 export type ApiEnv = z.infer<typeof ApiEnv>;

@@ -1,5 +1,5 @@
 import { openSync } from "node:fs";
-import { envErrorLine, SetupError } from "@shelf/db/env";
+import { envErrorLine, optionalSetting, SetupError } from "@shelf/db/env";
 import pino from "pino";
 import { z } from "zod";
 import { DomainError, ValidationError } from "./errors";
@@ -9,10 +9,7 @@ export type Logger = pino.Logger;
 export const LogEnv = z.object({
   SHELF_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Append the JSON log lines to this file instead of standard output. */
-  SHELF_LOG_FILE: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined),
+  SHELF_LOG_FILE: optionalSetting(),
 });
 export type LogEnv = z.infer<typeof LogEnv>;
 

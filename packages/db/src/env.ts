@@ -4,6 +4,13 @@ import { z } from "zod";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
+/** An optional setting: unset and empty both mean "not set". */
+export const optionalSetting = () =>
+  z
+    .string()
+    .optional()
+    .transform((value) => value || undefined);
+
 const DbEnv = z.object({
   DATABASE_URL: z
     .string()
