@@ -44,13 +44,7 @@ export async function writeNode(
   } catch (error) {
     const mapped = errorToResponse(error);
     if (mapped.unexpected) onOpenError(error);
-    const failure = jsonResult(mapped.status, mapped.body);
-    res.writeHead(failure.status, {
-      ...failure.headers,
-      "content-length": String(Buffer.byteLength(failure.body as string)),
-    });
-    res.end(failure.body);
-    return;
+    return writeNode(res, jsonResult(mapped.status, mapped.body));
   }
   res.writeHead(result.status, result.headers);
   try {
