@@ -1,6 +1,13 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAccountApiEdge, createLogger, createMetrics, createRateLimiter } from "@shelf/api";
+import {
+  createAccountApiEdge,
+  createDelivery,
+  createLogger,
+  createMetrics,
+  createRateLimiter,
+  loadDeliveryFiles,
+} from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { createEdgeServer, type Edge } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
@@ -40,10 +47,11 @@ async function main() {
     onQuery: metrics.countQuery,
   });
 
+  const files = await loadDeliveryFiles(config.api, config.db.SHELF_DATA_DIR);
   let demoKey: string | undefined;
   if (config.web.SHELF_DEMO) {
     const secret = await loadDemoSecret(config.db.SHELF_DATA_DIR);
-    demoKey = (await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX, secret })).key;
+    demoKey = (await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX, secret, files })).key;
   }
 
   const app = next({ dev: config.web.NODE_ENV !== "production", dir });
@@ -73,12 +81,14 @@ async function main() {
   });
   const port = await httpServer.listen(config.web.PORT, config.web.HOST);
   const baseUrl = config.api.SHELF_BASE_URL ?? `http://localhost:${port}`;
+  const delivery = await createDelivery({ env: config.api, dataDir: config.db.SHELF_DATA_DIR, baseUrl, files });
   const accountApi = createAccountApiEdge({
     db: pool.db,
     dbDeadlineMs: pool.deadlineMs,
     health,
     log,
     baseUrl,
+    delivery,
     rateLimiter,
     trustProxy: config.api.SHELF_TRUST_PROXY,
   });

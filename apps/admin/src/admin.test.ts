@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultAbilities, loadDemoSecret, seedDemo, verifyPassword } from "@shelf/api";
+import { defaultAbilities, loadDeliveryFiles, loadDemoSecret, readApiEnv, seedDemo, verifyPassword } from "@shelf/api";
 import { countDemoRows } from "@shelf/api/demo";
 import { callerFor, createAccount, createKey, createProduct, createRelease, recordSecretsIn } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
@@ -324,7 +324,8 @@ describe("demo", () => {
     expect(second.prefix).toBe(second.key.slice(0, 14));
     expect(second.key).toBe(first.key);
     const secret = await loadDemoSecret(dataDir);
-    expect((await seedDemo(testDb.db, { brand: "shelf", secret })).key).toBe(first.key);
+    const files = await loadDeliveryFiles(readApiEnv({} as NodeJS.ProcessEnv), dataDir);
+    expect((await seedDemo(testDb.db, { brand: "shelf", secret, files })).key).toBe(first.key);
 
     const demoKeys = await testDb.db
       .select()

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { DomainError, readApiEnv, safeError, signingKeysFile, ValidationError } from "@shelf/api";
+import { createArtifactStore, DomainError, readApiEnv, safeError, signingKeysFile, ValidationError } from "@shelf/api";
 import { createDb, type Database, databaseUnavailable } from "@shelf/db";
 import { readDbEnv, SetupError } from "@shelf/db/env";
 import { UsageError } from "./args";
@@ -9,7 +9,7 @@ import { demo } from "./commands/demo";
 import { entitlementGrant } from "./commands/entitlement";
 import { keyCreate, keyRevoke } from "./commands/key";
 import { productCreate } from "./commands/product";
-import { releaseYank } from "./commands/release";
+import { assetPut, releasePublish, releaseYank } from "./commands/release";
 import { signingPublicKey } from "./commands/signing";
 
 export const commands: Command[] = [
@@ -18,7 +18,9 @@ export const commands: Command[] = [
   keyRevoke,
   productCreate,
   entitlementGrant,
+  releasePublish,
   releaseYank,
+  assetPut,
   demo,
   signingPublicKey,
 ];
@@ -50,6 +52,15 @@ const flagForField: Record<string, string> = {
   updatesSupportedUntil: "--updates-until",
   abilities: "--abilities",
   productId: "--product",
+  version: "--version",
+  channel: "--channel",
+  filename: "--file",
+  notesEn: "--notes-en",
+  notesKo: "--notes-ko",
+  minOsVersion: "--min-os",
+  build: "--build",
+  platform: "--platform",
+  path: "--path",
 };
 
 function usage(): string {
@@ -151,6 +162,7 @@ function localContext() {
     brand: api.SHELF_KEY_PREFIX,
     dataDir: db.SHELF_DATA_DIR,
     signingKeysFile: signingKeysFile(api, db.SHELF_DATA_DIR),
+    store: createArtifactStore(api, db.SHELF_DATA_DIR),
     dbEnv: db,
   };
 }

@@ -1,3 +1,4 @@
+import type { ArtifactStore } from "@shelf/api";
 import type { Database } from "@shelf/db";
 import type { OptionValues } from "./args";
 
@@ -9,6 +10,8 @@ export type CommandContext = {
   dataDir: string;
   /** The signing key set (`SHELF_SIGNING_KEYS_FILE`, else in the data folder). */
   signingKeysFile: string;
+  /** Where artifacts are stored: the S3 bucket of the settings, else the data folder's artifacts/. */
+  store: ArtifactStore;
   readStdin: () => Promise<string>;
 };
 

@@ -1,5 +1,6 @@
 import type { Database } from "@shelf/db";
 import type { Credential } from "./auth/caller";
+import type { Delivery } from "./delivery";
 
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
 export type ResponseState = {
@@ -11,6 +12,8 @@ export type Context = {
   credential: Credential;
   /** Public base URL of the API host, for links in responses. */
   baseUrl: string;
+  /** Artifact storage, download links and signing: set by entry points that deliver files. */
+  delivery?: Delivery;
   res: ResponseState;
 };
 
@@ -18,6 +21,7 @@ export type CreateContextOptions = {
   db: Database;
   credential: Credential;
   baseUrl: string;
+  delivery?: Delivery;
 };
 
 export function createContext(options: CreateContextOptions): Context {

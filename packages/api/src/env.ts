@@ -2,21 +2,66 @@ import path from "node:path";
 import { envErrorLine, optionalSetting, SetupError } from "@shelf/db/env";
 import { z } from "zod";
 
-const ApiEnv = z.object({
-  SHELF_KEY_PREFIX: z
-    .string()
-    .regex(/^[a-z][a-z0-9]{1,11}$/, "2 to 12 lowercase letters or digits, starting with a letter")
-    .default("shelf"),
-  /** Public base URL for links; unset, the web app uses http://localhost:<its port>. */
-  SHELF_BASE_URL: optionalSetting()
-    .pipe(z.url({ protocol: /^https?$/ }).optional())
-    .transform((value) => value?.replace(/\/+$/, "")),
-  SHELF_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-  REDIS_URL: optionalSetting().pipe(z.url({ protocol: /^rediss?$/ }).optional()),
-  SHELF_TRUST_PROXY: z.stringbool().default(false),
-  /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */
-  SHELF_SIGNING_KEYS_FILE: optionalSetting(),
-});
+const ApiEnv = z
+  .object({
+    SHELF_KEY_PREFIX: z
+      .string()
+      .regex(/^[a-z][a-z0-9]{1,11}$/, "2 to 12 lowercase letters or digits, starting with a letter")
+      .default("shelf"),
+    /** Public base URL for links; unset, the web app uses http://localhost:<its port>. */
+    SHELF_BASE_URL: optionalSetting()
+      .pipe(z.url({ protocol: /^https?$/ }).optional())
+      .transform((value) => value?.replace(/\/+$/, "")),
+    SHELF_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    REDIS_URL: optionalSetting().pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+    SHELF_TRUST_PROXY: z.stringbool().default(false),
+    /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */
+    SHELF_SIGNING_KEYS_FILE: optionalSetting(),
+    /** Public base URL of the app host (feeds, release downloads, signed download links); unset: SHELF_BASE_URL. */
+    SHELF_APP_URL: optionalSetting()
+      .pipe(z.url({ protocol: /^https?$/ }).optional())
+      .transform((value) => value?.replace(/\/+$/, "")),
+    /** Where the filesystem artifact store keeps its files; unset: artifacts/ in the data folder. */
+    SHELF_ARTIFACTS_DIR: optionalSetting(),
+    /** Set: artifacts live in this S3 bucket (several instances), and downloads go to presigned object URLs. */
+    SHELF_S3_BUCKET: optionalSetting().pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "an S3 bucket name")
+        .optional(),
+    ),
+    SHELF_S3_ENDPOINT: optionalSetting().pipe(z.url({ protocol: /^https?$/ }).optional()),
+    SHELF_S3_REGION: optionalSetting().pipe(z.string().default("us-east-1")),
+    SHELF_S3_ACCESS_KEY_ID: optionalSetting(),
+    SHELF_S3_SECRET_ACCESS_KEY: optionalSetting(),
+    SHELF_S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+    SHELF_S3_PREFIX: optionalSetting().pipe(
+      z
+        .string()
+        .regex(/^[\w./-]*\/$/, "a key prefix ending in /")
+        .default(""),
+    ),
+    /** HMAC key of signed download links, the same on every instance; unset: download-secret in the data folder. */
+    SHELF_DOWNLOAD_SECRET: optionalSetting().pipe(z.string().min(32, "at least 32 characters").optional()),
+    /** How long a signed download link (install plans, release downloads) stays valid. */
+    SHELF_DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
+  })
+  .superRefine((env, context) => {
+    if ((env.SHELF_S3_ACCESS_KEY_ID === undefined) !== (env.SHELF_S3_SECRET_ACCESS_KEY === undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: ["SHELF_S3_SECRET_ACCESS_KEY"],
+        message: "and SHELF_S3_ACCESS_KEY_ID are set together or not at all",
+      });
+    }
+    if (env.SHELF_S3_BUCKET === undefined && (env.SHELF_S3_ENDPOINT || env.SHELF_S3_ACCESS_KEY_ID)) {
+      context.addIssue({
+        code: "custom",
+        path: ["SHELF_S3_BUCKET"],
+        message: "is required by the other SHELF_S3_ settings",
+      });
+    }
+  });
 
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

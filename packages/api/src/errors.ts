@@ -13,6 +13,14 @@ export const domainErrors = {
   product_entitlement_required: { status: 403, message: "This account is not entitled to the product." },
   product_api_key_scope_required: { status: 403, message: "The API key is scoped to another product." },
   version_update_window_expired: { status: 403, message: "The update window for this product has ended." },
+  download_link_invalid: {
+    status: 403,
+    message: "The download link is not valid: ask the API for a new one (install plan or release download).",
+  },
+  download_link_expired: {
+    status: 403,
+    message: "The download link has expired: ask the API for a new one (install plan or release download).",
+  },
   not_found: { status: 404, message: "Not found." },
   install_not_available: { status: 404, message: "There is nothing to install for this product." },
   order_not_found: { status: 404, message: "Order not found." },

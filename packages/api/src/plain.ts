@@ -44,6 +44,12 @@ export type RedirectOutput = {
 export type PlainOutput = FileOutput | TextOutput | RedirectOutput;
 export type PlainKind = PlainOutput["kind"];
 
+/** `attachment` with a plain ASCII name for old clients and the exact name in RFC 8187 form. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
 const ETAG_TOKEN = /^[\x21\x23-\x7e]+$/;
 
 export const FileOutput = z.object({

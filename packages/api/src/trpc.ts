@@ -4,6 +4,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { AccountAbility } from "./abilities";
 import type { Caller, Credential } from "./auth/caller";
 import type { Context } from "./context";
+import type { Delivery } from "./delivery";
 import { DomainError, type DomainErrorCode, toTrpcError, ValidationError } from "./errors";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -21,7 +22,7 @@ export type PlainRouteMeta = {
 };
 
 /** What a route's example is built for: an account entitled to a product, on a database of the test's own. */
-export type ExampleContext = { db: Database; accountId: number; productId: number };
+export type ExampleContext = { db: Database; accountId: number; productId: number; delivery: Delivery };
 
 /** A valid request for one route, in parts; the security matrix sends it with every kind of wrong credential. */
 export type RequestExample = {
@@ -36,6 +37,12 @@ export type RouteExample = {
   build: (context: ExampleContext) => Promise<RequestExample> | RequestExample;
   /** Path parameters that name nothing, for the missing-target row (default: 2000000000, or `no-such-target`). */
   missing?: Record<string, string | number>;
+  /**
+   * Whose the named target is. `account` (default): the caller's own, invisible to other accounts. `product`: the
+   * product's, seen alike by every buyer of it (releases, content assets). `signed`: named by a signed token, so a
+   * forged one is refused (403) rather than looked up.
+   */
+  target?: "account" | "product" | "signed";
 };
 
 export type Meta = OpenApiMeta & {
@@ -44,6 +51,11 @@ export type Meta = OpenApiMeta & {
    * A procedure that declares nothing is refused to everyone (default-deny).
    */
   ability?: AccountAbility | "any-key" | "public";
+  /**
+   * Open without a key (contract 5.12, `optional_account_api_key`): a request without one is let through as
+   * anonymous, while a key that is sent is still checked (401 when unknown, 403 without the ability) and decides.
+   */
+  anonymous?: boolean;
   /** For procedures with a `{product}` input: `visible` hides unpublished products from accounts without access. */
   product?: "visible" | "entitled";
   /** HTTP status of success, when it is not 200. */
@@ -62,6 +74,7 @@ export type Meta = OpenApiMeta & {
 const t = initTRPC.context<Context>().meta<Meta>().create();
 
 export const router = t.router;
+export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Domain errors keep their meaning through tRPC: the right tRPC code, the DomainError as cause. */
@@ -80,7 +93,10 @@ const domainErrorsToTrpc = t.middleware(async ({ next }) => {
 export function authorize(meta: Meta | undefined, credential: Credential): Caller | null {
   const required = meta?.ability;
   if (required === "public") return credential.status === "valid" ? credential.caller : null;
-  if (credential.status === "none") throw new DomainError("missing_api_key");
+  if (credential.status === "none") {
+    if (meta?.anonymous) return null;
+    throw new DomainError("missing_api_key");
+  }
   if (credential.status === "invalid") throw new DomainError("invalid_api_key");
   const { caller } = credential;
   if (required === undefined)
@@ -93,8 +109,11 @@ export function authorize(meta: Meta | undefined, credential: Credential): Calle
 
 const base = t.procedure.use(domainErrorsToTrpc);
 
+/** Open to callers without a key: `public` endpoints, and those that take a key when one is sent (`anonymous`). */
 export const publicProcedure = base.use(({ ctx, meta, next }) => {
-  if (meta?.ability !== "public") throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
+  if (meta?.ability !== "public" && !meta?.anonymous) {
+    throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
+  }
   return next({ ctx: { caller: authorize(meta, ctx.credential) } });
 });
 

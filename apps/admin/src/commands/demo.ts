@@ -1,4 +1,4 @@
-import { loadDemoSecret, seedDemo } from "@shelf/api";
+import { loadDemoSecret, loadSigningKeyring, seedDemo } from "@shelf/api";
 import type { Command } from "../command";
 
 export const demo: Command = {
@@ -11,8 +11,9 @@ export const demo: Command = {
   ],
   options: {},
   prepare() {
-    return async ({ db, brand, dataDir }) => {
-      const result = await seedDemo(db, { brand, secret: await loadDemoSecret(dataDir) });
+    return async ({ db, brand, dataDir, store, signingKeysFile }) => {
+      const files = { store, keyring: await loadSigningKeyring(signingKeysFile) };
+      const result = await seedDemo(db, { brand, secret: await loadDemoSecret(dataDir), files });
       return {
         json: {
           account_id: result.accountId,

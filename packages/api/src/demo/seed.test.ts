@@ -2,16 +2,20 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Delivery } from "../delivery";
 import { LibraryApiData } from "../routers/library/schemas";
 import { callerFor, createProduct, recordSecret } from "../testing";
 import { contractMismatch } from "../testing/contract";
+import { createTestDelivery } from "../testing/delivery";
 import { DEMO_KEY_NAME, demoProducts } from "./catalog";
 import { countDemoRows, seedDemo } from "./seed";
 
 let testDb: TestDatabase;
+let files: Delivery;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
+  files = await createTestDelivery();
 });
 afterAll(() => testDb.drop());
 
@@ -21,31 +25,31 @@ const SECRET = "a".repeat(64);
 describe("seedDemo", () => {
   it("keeps one demo key per secret: every seed returns the same working key, another secret replaces it", async () => {
     const { db } = testDb;
-    const first = await seedDemo(db, { brand: "shelf", secret: SECRET });
-    const again = await seedDemo(db, { brand: "shelf", secret: SECRET });
+    const first = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    const again = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
     expect(again.key).toBe(first.key);
     expect(first.key).toMatch(/^shelf_[1-9A-HJ-NP-Za-km-z]{32}$/);
     recordSecret(first.key);
     expect((await (await callerFor(db, first.key)).library.get({})).value().items.length).toBeGreaterThan(3);
-    const other = await seedDemo(db, { brand: "shelf", secret: "b".repeat(64) });
+    const other = await seedDemo(db, { brand: "shelf", secret: "b".repeat(64), files });
     recordSecret(other.key);
     expect(other.key).not.toBe(first.key);
     await expect((await callerFor(db, first.key)).library.get({})).rejects.toThrow();
-    await seedDemo(db, { brand: "shelf", secret: SECRET });
+    await seedDemo(db, { brand: "shelf", secret: SECRET, files });
   });
 
   it("creates nothing twice when seeders run at the same time, and keeps the demo key slots free", async () => {
     const { db } = testDb;
     const [first, second] = await Promise.all([
-      seedDemo(db, { brand: "shelf", secret: SECRET }),
-      seedDemo(db, { brand: "shelf", secret: SECRET }),
+      seedDemo(db, { brand: "shelf", secret: SECRET, files }),
+      seedDemo(db, { brand: "shelf", secret: SECRET, files }),
     ]);
     expect(second.accountId).toBe(first.accountId);
     expect(second.productIds).toEqual(first.productIds);
     const afterConcurrent = await counts();
 
     let latest = second;
-    for (let run = 0; run < 4; run++) latest = await seedDemo(db, { brand: "shelf", secret: SECRET });
+    for (let run = 0; run < 4; run++) latest = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
     expect(await counts()).toEqual(afterConcurrent);
     // Re-runs look rows up instead of upserting, so they draw no identity values: ids stay dense.
     expect((await createProduct(db)).id).toBe(Math.max(...latest.productIds) + 1);
@@ -65,7 +69,7 @@ describe("seedDemo", () => {
 
   it("gives every product a recipe-consistent, contract-valid shape in the library", async () => {
     const { db } = testDb;
-    const { key, productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET });
+    const { key, productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
     expect(productIds).toHaveLength(demoProducts.length);
     const caller = await callerFor(db, key);
     const library = await caller.library.get({});

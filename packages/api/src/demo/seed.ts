@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { deriveKeySecret, hashKeySecret } from "../auth/key-secret";
+import type { DeliveryFiles } from "../delivery";
+import { contentTypeOf } from "../delivery/artifacts";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
 import { createApiKey, revokeApiKey, toApiKeyRecord } from "../routers/keys/service";
+import { putContentAsset } from "../routers/products/publish";
 import {
   DEMO_EMAIL,
   DEMO_KEY_NAME,
@@ -27,6 +31,7 @@ const {
   mcpServers,
   mcpTools,
   productCategories,
+  productContentAssets,
   productInstallAssets,
   productSetupOutputs,
   productTags,
@@ -47,6 +52,7 @@ export const demoTables = [
   productTags,
   productSetupOutputs,
   productInstallAssets,
+  productContentAssets,
   releases,
   entitlements,
   mcpServers,
@@ -78,7 +84,10 @@ const DAY_MS = 86_400_000;
  * web app and the operator CLI print the same key, and a second seed keeps the first one's key working. Other live
  * demo keys (from another secret) are revoked, so the account's key slots never run out.
  */
-export async function seedDemo(db: Database, options: { brand: string; secret: string }): Promise<DemoSeedResult> {
+export async function seedDemo(
+  db: Database,
+  options: { brand: string; secret: string; files: DeliveryFiles },
+): Promise<DemoSeedResult> {
   const accountId = await ensureDemoAccount(db);
   const productIds = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
@@ -90,8 +99,55 @@ export async function seedDemo(db: Database, options: { brand: string; secret: s
     }
     return ids;
   });
+  await ensureDemoFiles(db, options.files, productIds);
   const { key, record } = await issueDemoKey(db, accountId, options.brand, options.secret);
   return { accountId, key, keyId: record.id, prefix: record.prefix, productIds };
+}
+
+/**
+ * Real files behind the demo releases (signed, as `release:publish` signs them) and the demo install assets, so the
+ * demo's install plans, bundles, feeds and downloads all work. Files already there are kept; a seeder that loses a
+ * race to another removes what it stored.
+ */
+async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: number[]) {
+  for (const [index, product] of demoProducts.entries()) {
+    const productId = productIds[index] as number;
+    const missing = await db
+      .select({ id: releases.id, version: releases.version })
+      .from(releases)
+      .where(and(eq(releases.productId, productId), isNull(releases.artifactKey)));
+    for (const release of missing) {
+      const format = product.releases.find((planned) => planned.version === release.version)?.artifactFormat;
+      const filename = `${product.slug}-${release.version}${format ? `.${format}` : ""}`;
+      const bytes = demoArtifact(product.slug, release.version);
+      const contentType = contentTypeOf(filename);
+      const stored = await files.store.put(Readable.from([bytes]), contentType);
+      const { kid, signature } = files.keyring.sign(bytes);
+      const updated = await db
+        .update(releases)
+        .set({
+          artifactKey: stored.key,
+          artifactFilename: filename,
+          artifactContentType: contentType,
+          artifactSha256: stored.sha256,
+          artifactSize: stored.size,
+          artifactEdSignature: signature.toString("base64"),
+          signingKid: kid,
+        })
+        .where(and(eq(releases.id, release.id), isNull(releases.artifactKey)))
+        .returning({ id: releases.id });
+      if (updated.length === 0) await files.store.remove(stored.key);
+    }
+    for (const asset of product.installAssets ?? []) {
+      const [present] = await db
+        .select({ id: productContentAssets.id })
+        .from(productContentAssets)
+        .where(and(eq(productContentAssets.productId, productId), eq(productContentAssets.path, asset.path)));
+      if (present) continue;
+      const text = `${product.name}: ${asset.label}\nA demo file of Shelf, standing in for ${asset.path}.\n`;
+      await putContentAsset(db, files.store, { productId, path: asset.path }, Readable.from([Buffer.from(text)]));
+    }
+  }
 }
 
 async function ensureDemoAccount(db: Database): Promise<number> {
@@ -175,13 +231,20 @@ async function ensureTags(tx: Transaction): Promise<Map<string, number>> {
   return ids;
 }
 
-/** A stand-in artifact checksum: stable across runs, distinct per product, channel and version. */
-function artifactSha256(slug: string, channel: string, version: string): string {
-  return createHash("sha256").update(`shelf-demo/${slug}/${channel}/${version}`).digest("hex");
-}
-
-function artifactSize(sha256: string): number {
-  return 2_000_000 + (Number.parseInt(sha256.slice(0, 8), 16) % 60_000_000);
+/**
+ * A demo release's file: a few hundred KiB of bytes that depend only on the product and version, so every seed stores
+ * the same content (and the same sha256) for the same release.
+ */
+function demoArtifact(slug: string, version: string): Buffer {
+  const seed = createHash("sha256").update(`shelf-demo/${slug}/${version}`).digest();
+  const size = 64 * 1024 + (seed.readUInt32BE(0) % (256 * 1024));
+  const bytes = Buffer.alloc(size);
+  let block = seed;
+  for (let offset = 0; offset < size; offset += block.length) {
+    block = createHash("sha256").update(block).digest();
+    block.copy(bytes, offset);
+  }
+  return bytes;
 }
 
 async function ensureProduct(
@@ -243,17 +306,14 @@ async function ensureProduct(
     .from(releases)
     .where(eq(releases.productId, productId));
   for (const release of product.releases) {
-    const sha256 = artifactSha256(product.slug, release.channel, release.version);
     const releaseValues = {
       build: release.version.replace(/[^0-9]/g, "").slice(0, 12) || null,
       notes: release.notes,
       notesEn: release.notes,
       notesKo: release.notesKo ?? null,
       sourceRef: `v${release.version}`,
-      artifactFilename: `${product.slug}-${release.version}.${release.artifactFormat}`,
       artifactFormat: release.artifactFormat,
-      artifactSha256: sha256,
-      artifactSize: artifactSize(sha256),
+      minOsVersion: product.platforms.includes("macos") ? "13.0" : null,
       releasedAt: new Date(release.releasedAt),
     };
     const match = existingReleases.find((row) => row.channel === release.channel && row.version === release.version);

@@ -1,20 +1,17 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { createRateLimiter } from "../rate-limit";
-import {
-  createAccountWithKey,
-  createKey,
-  createProduct,
-  createRelease,
-  grantEntitlement,
-  TEST_BASE_URL,
-  testLog,
-} from "../testing";
+import { releaseArtifact } from "../routers/products/delivery";
+import { publishRelease, putContentAsset } from "../routers/products/publish";
+import { createAccountWithKey, createKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+import { createTestDelivery } from "../testing/delivery";
 import { createAnswerChecker, requestsFor, send } from "../testing/fuzz";
 import { createTestRouter } from "../testing/test-router";
 import { createEdge, type Edge } from "./handler";
@@ -44,7 +41,16 @@ beforeAll(async () => {
   const product = await createProduct(db, { contentCss: ".a{}" });
   const hidden = await createProduct(db, { published: false });
   await grantEntitlement(db, account.id, product.id, { updatesSupportedUntil: new Date("2026-06-01T00:00:00Z") });
-  await createRelease(db, product.id, { version: "1.2.0", artifactSha256: "b".repeat(64), artifactSize: 3 });
+  const delivery = await createTestDelivery();
+  const release = await publishRelease(
+    db,
+    delivery,
+    { productId: product.id, version: "1.2.0", filename: "tool-1.2.0.zip" },
+    [Buffer.from("0123456789")],
+  );
+  await putContentAsset(db, delivery.store, { productId: product.id, path: "docs/a.txt" }, [Buffer.from("0123456789")]);
+  const link = new URL((await delivery.links.link(releaseArtifact(await releaseRow(db, release.id)))).url);
+  const [token, filename] = link.pathname.split("/").slice(4) as [string, string];
   const scoped = await createKey(db, account.id, { productId: product.id, abilities: ["products.read"] });
   const folder = path.join(filesDir, String(account.id), "docs");
   await fs.mkdir(folder, { recursive: true });
@@ -54,12 +60,28 @@ beforeAll(async () => {
     product: [String(product.id), String(hidden.id)],
     server: ["1", "2"],
     name: ["docs/a.txt"],
+    path: ["docs/a.txt"],
+    id: [String(product.id), String(hidden.id)],
+    release: [String(release.id)],
+    token: [token],
+    filename: [decodeURIComponent(filename)],
     version: ["1.0.0", "v2", "1.2.0-beta.1"],
   };
-  const common = { db, baseUrl: TEST_BASE_URL, log: testLog, rateLimiter: createRateLimiter({ points: 1_000_000 }) };
+  const common = {
+    db,
+    baseUrl: TEST_BASE_URL,
+    log: testLog,
+    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    delivery,
+  };
   edges["account API"] = createAccountApiEdge(common);
   edges["test router"] = createEdge({ ...common, router: createTestRouter({ filesDir }), maxBodyBytes: 4096 });
 });
+async function releaseRow(db: TestDatabase["db"], id: number) {
+  const [row] = await db.select().from(schema.releases).where(eq(schema.releases.id, id));
+  return row as typeof schema.releases.$inferSelect;
+}
+
 afterAll(async () => {
   await testDb.drop();
   await fs.rm(filesDir, { recursive: true, force: true });

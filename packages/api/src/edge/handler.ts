@@ -4,15 +4,16 @@ import { type AnyRouter, callTRPCProcedure } from "@trpc/server";
 import { type Credential, credentialKey } from "../auth/caller";
 import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
+import type { Delivery } from "../delivery";
 import { JsonText } from "../json-text";
 import type { Logger } from "../log";
-import type { FileOutput, PlainOutput } from "../plain";
+import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import type { RateLimiter } from "../rate-limit";
 import { authorize } from "../trpc";
 import { nulErrors, type OpenApiParameter, type ParamSpec, paramSpecs, readParameters } from "./input";
 import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./openapi";
 import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
-import { type EdgeRequest, isWellEncoded, parseTarget, readBody } from "./request";
+import { type EdgeRequest, hasDotSegments, isWellEncoded, parseTarget, readBody } from "./request";
 import {
   bodyLength,
   domainErrorBody,
@@ -38,6 +39,8 @@ export type EdgeOptions = {
   log: Logger;
   /** Public base URL, for links in answers and the document's server. */
   baseUrl: string;
+  /** Artifact storage, download links and signing, for the procedures that deliver files. */
+  delivery?: Delivery;
   rateLimiter: RateLimiter;
   /** Which bearer credentials are read and accepted; by default account API keys only. */
   credentials?: CredentialPolicy;
@@ -128,6 +131,9 @@ export function createEdge(options: EdgeOptions): Edge {
     if (!url || !isWellEncoded(url)) {
       return errorResult("malformed_request", "The URL has malformed percent-encoding.");
     }
+    if (hasDotSegments(request.target)) {
+      return errorResult("not_found", "No such path: the URL has . or .. segments, which are never resolved.");
+    }
     const path = url.pathname;
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (options.document && method === "GET" && path === options.document.path) {
@@ -206,7 +212,12 @@ export function createEdge(options: EdgeOptions): Edge {
     }
     if (Object.keys(errors).length > 0) return jsonResult(422, validationBody(errors));
 
-    const context = createContext({ db: options.db, credential, baseUrl: options.baseUrl });
+    const context = createContext({
+      db: options.db,
+      credential,
+      baseUrl: options.baseUrl,
+      delivery: options.delivery,
+    });
     let output: unknown;
     try {
       output = await withDeadline(
@@ -321,12 +332,6 @@ function fileResult(file: FileOutput, base: Record<string, string>, request: Edg
   return { status: 206, headers, body: { length: multipart.length, open: multipart.open } };
 }
 
-/** `attachment` with a plain ASCII name for old clients and the exact name in RFC 8187 form. */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
-
 /** If-None-Match (weak comparison), else If-Modified-Since (RFC 9110, 13.2.2). */
 function notModified(request: EdgeRequest, etag: string, lastModified: Date | null): boolean {
   if (request.method !== "GET" && request.method !== "HEAD") return false;
@@ -352,7 +357,8 @@ function finish(request: EdgeRequest, result: EdgeResult): EdgeResult {
   if (isRead && result.status === 200 && headers.etag === undefined && typeof result.body === "string") {
     headers.etag = `W/"${createHash("sha1").update(result.body).digest("base64url")}"`;
     headers["cache-control"] ??= "private, no-cache";
-    if (notModified(request, headers.etag, null)) {
+    const lastModified = headers["last-modified"] ? new Date(headers["last-modified"]) : null;
+    if (notModified(request, headers.etag, lastModified)) {
       result.status = 304;
       result.body = null;
     }

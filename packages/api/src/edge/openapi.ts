@@ -286,7 +286,13 @@ export function buildOpenApiDocument(
       ...successResponses(route, operation, kinds),
       ...documentedErrors(route, hasInput, kinds),
     };
-    operation.security = route.meta.ability === "public" ? [] : [{ account_api_key: [] }];
+    // An empty requirement beside the key: open without a key, and a key that is sent is used (contract 5.12).
+    operation.security =
+      route.meta.ability === "public"
+        ? []
+        : route.meta.anonymous
+          ? [{}, { account_api_key: [] }]
+          : [{ account_api_key: [] }];
     operation["x-ability"] = route.meta.ability ?? null;
     operation["x-product-access"] = route.meta.product ?? null;
   }

@@ -47,6 +47,19 @@ export function parseTarget(target: string): URL | null {
   }
 }
 
+/**
+ * Whether the raw path has a `.` or `..` segment, written plainly or percent-encoded. URL parsing would quietly
+ * resolve them (`a/%2e%2e/b` is `b`); the edge refuses them instead, so no path ever means more than it says.
+ */
+export function hasDotSegments(target: string): boolean {
+  const query = target.indexOf("?");
+  const path = query === -1 ? target : target.slice(0, query);
+  return path.split("/").some((segment) => {
+    const plain = segment.replace(/%2e/gi, ".");
+    return plain === "." || plain === "..";
+  });
+}
+
 /** Whether every percent-escape of the path and query decodes (`%E0%A4%A` does not). */
 export function isWellEncoded(url: URL): boolean {
   try {

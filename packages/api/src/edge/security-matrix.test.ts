@@ -6,9 +6,10 @@ import { describeSecurityMatrix } from "../testing/security-matrix";
 
 describeSecurityMatrix("account API", {
   router: appRouter,
-  edge: ({ db }) =>
+  edge: ({ db }, delivery) =>
     createAccountApiEdge({
       db,
+      delivery,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 1_000_000 }),
       log: testLog,

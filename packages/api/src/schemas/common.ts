@@ -17,3 +17,12 @@ export const DateTime = z.iso.datetime({ offset: true });
 
 /** Longest password accepted anywhere (sign-up, operator CLI); hashing cost is bounded by it. */
 export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Whether the text holds a C0 control character or DEL: never part of a name or a path. */
+export function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}

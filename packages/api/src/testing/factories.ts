@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { type Ability, accountAbilities } from "../abilities";
@@ -36,14 +36,25 @@ export async function grantEntitlement(
   return entitlement as typeof schema.entitlements.$inferSelect;
 }
 
+/**
+ * A release row. With an `artifactSha256` it also names a file (the schema keeps an artifact's fields together), one
+ * that no store holds: for tests of what the API says about releases. Tests that download publish a real file.
+ */
 export async function createRelease(
   db: Database,
   productId: number,
   values: Partial<typeof schema.releases.$inferInsert> = {},
 ) {
+  const artifact = values.artifactSha256
+    ? {
+        artifactKey: `artifacts/00/${randomUUID()}`,
+        artifactFilename: `product-${productId}-${values.version ?? "1.0.0"}.zip`,
+        artifactSize: 1,
+      }
+    : {};
   const [release] = await db
     .insert(schema.releases)
-    .values({ productId, version: "1.0.0", channel: "stable", ...values })
+    .values({ productId, version: "1.0.0", channel: "stable", ...artifact, ...values })
     .returning();
   return release as typeof schema.releases.$inferSelect;
 }

@@ -2,11 +2,13 @@ import type { Database } from "@shelf/db";
 import { createAccountApiEdge } from "../account-api";
 import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
-import { handleFetch } from "../edge/fetch";
+import type { Delivery } from "../delivery";
+import { fromFetch, toResponse } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
 import { createLogger, type Logger, readLogEnv } from "../log";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";
+import { sharedTestDelivery } from "./delivery";
 
 export const TEST_BASE_URL = "http://shelf.test";
 
@@ -21,13 +23,31 @@ export type ApiRequestOptions = {
   /** Send `body` as given, without JSON encoding. */
   rawBody?: string | Uint8Array;
   clientAddress?: string;
+  /** Send `path` as the request target byte for byte (no dot-segment removal or escaping, as curl --path-as-is). */
+  rawTarget?: boolean;
 };
 
-/** Real `Request`s through an edge: by default the account API, as the web app mounts it. */
-export function createApiClient(db: Database, options: { rateLimiter?: RateLimiter; edge?: Edge } = {}) {
+/**
+ * Real `Request`s through an edge: by default the account API, as the web app mounts it, delivering from the given
+ * delivery (else the test process's shared one).
+ */
+export function createApiClient(
+  db: Database,
+  options: { rateLimiter?: RateLimiter; edge?: Edge; delivery?: Delivery } = {},
+) {
   const rateLimiter = options.rateLimiter ?? createRateLimiter({ points: 1_000_000 });
-  const edge = options.edge ?? createAccountApiEdge({ db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
+  let edge: Promise<Edge> | undefined;
+  const edgeFor = async () =>
+    options.edge ??
+    createAccountApiEdge({
+      db,
+      baseUrl: TEST_BASE_URL,
+      rateLimiter,
+      log: testLog,
+      delivery: options.delivery ?? (await sharedTestDelivery()),
+    });
   return async function request(path: string, init: ApiRequestOptions = {}) {
+    edge ??= edgeFor();
     const headers: Record<string, string> = { ...init.headers };
     if (init.key) headers.authorization = `Bearer ${init.key}`;
     let body: string | Uint8Array | undefined = init.rawBody;
@@ -35,16 +55,16 @@ export function createApiClient(db: Database, options: { rateLimiter?: RateLimit
       body = JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await handleFetch(
-      edge,
-      new Request(`${TEST_BASE_URL}${path}`, {
-        method: init.method ?? "GET",
-        headers,
-        body: body as BodyInit | undefined,
-      }),
-      init.clientAddress ?? "203.0.113.7",
-    );
-    const text = await response.text();
+    const fetchRequest = new Request(`${TEST_BASE_URL}${path}`, {
+      method: init.method ?? "GET",
+      headers,
+      body: body as BodyInit | undefined,
+    });
+    const edgeRequest = fromFetch(fetchRequest, init.clientAddress ?? "203.0.113.7");
+    if (init.rawTarget) edgeRequest.target = path;
+    const response = await toResponse(await (await edge).handle(edgeRequest));
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString("utf8");
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -52,12 +72,14 @@ export function createApiClient(db: Database, options: { rateLimiter?: RateLimit
       json = undefined;
     }
     // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected freely
-    return { status: response.status, headers: response.headers, text, body: json as any };
+    return { status: response.status, headers: response.headers, text, bytes, body: json as any };
   };
 }
 
 /** The tRPC caller a request with this key would get. */
-export async function callerFor(db: Database, key: string | null) {
+export async function callerFor(db: Database, key: string | null, delivery?: Delivery) {
   const credential = await resolveCredential(db, key ? `Bearer ${key}` : null);
-  return createCaller(createContext({ db, credential, baseUrl: TEST_BASE_URL }));
+  return createCaller(
+    createContext({ db, credential, baseUrl: TEST_BASE_URL, delivery: delivery ?? (await sharedTestDelivery()) }),
+  );
 }

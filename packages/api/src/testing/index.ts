@@ -1,3 +1,4 @@
+export * from "./delivery";
 export * from "./factories";
 export * from "./harness";
 export * from "./secrets";

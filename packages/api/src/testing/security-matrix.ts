@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { type AccountAbility, accountAbilities } from "../abilities";
+import type { Delivery } from "../delivery";
 import type { Edge } from "../edge/handler";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { type DomainErrorCode, domainErrors } from "../errors";
@@ -12,6 +13,7 @@ import { jsonTextSchema } from "../json-text";
 import { plainKinds } from "../plain";
 import type { RequestExample } from "../trpc";
 import { contractMismatch } from "./contract";
+import { createTestDelivery } from "./delivery";
 import { createAccount, createKey, createProduct, grantEntitlement } from "./factories";
 import { createApiClient } from "./harness";
 
@@ -35,7 +37,7 @@ type Fixture = {
  */
 export function describeSecurityMatrix(
   title: string,
-  options: { router: AnyRouter; edge: (testDb: TestDatabase) => Edge },
+  options: { router: AnyRouter; edge: (testDb: TestDatabase, delivery: Delivery) => Edge },
 ) {
   let testDb: TestDatabase;
   let edge: Edge;
@@ -45,7 +47,8 @@ export function describeSecurityMatrix(
   beforeAll(async () => {
     testDb = await createTestDatabase();
     const { db } = testDb;
-    edge = options.edge(testDb);
+    const delivery = await createTestDelivery();
+    edge = options.edge(testDb, delivery);
     request = createApiClient(db, { edge });
     const account = await createAccount(db);
     const product = await createProduct(db);
@@ -80,7 +83,7 @@ export function describeSecurityMatrix(
     for (const route of routes) {
       const build = route.meta.example?.build;
       const example = build
-        ? await build({ db, accountId: account.id, productId: product.id })
+        ? await build({ db, accountId: account.id, productId: product.id, delivery })
         : { params: route.params.some((param) => param.name === "product") ? { product: product.id } : {} };
       examples.set(route, example);
     }
@@ -136,10 +139,16 @@ export function describeSecurityMatrix(
     return kinds.length === 1 && redirects.length ? redirects : [route.meta.successStatus ?? 200, ...redirects];
   };
   const keyed = routes.filter((route) => route.meta.ability !== "public");
+  const keyRequired = keyed.filter((route) => !route.meta.anonymous);
   const withProduct = keyed.filter((route) => route.params.some((param) => param.name === "product"));
   const withAbility = keyed.filter((route) => route.meta.ability !== "any-key");
   const entitledOnly = keyed.filter((route) => route.meta.product === "entitled");
   const withTarget = routes.filter((route) => route.params.some((param) => param.name !== "product"));
+  const targetKind = (route: EdgeRoute) => route.meta.example?.target ?? "account";
+  const lookedUp = withTarget.filter((route) => targetKind(route) !== "signed");
+  const accountTargets = withTarget.filter((route) => targetKind(route) === "account");
+  const productTargets = withTarget.filter((route) => targetKind(route) === "product");
+  const signedTargets = withTarget.filter((route) => targetKind(route) === "signed");
   const name = (route: EdgeRoute) => `${route.method} ${route.path}`;
   const rows = (list: EdgeRoute[]) => list.map((route) => [name(route), route] as const);
 
@@ -156,7 +165,7 @@ export function describeSecurityMatrix(
       }
     });
 
-    it.each(rows(keyed))("%s without a key: 401 missing_api_key", async (_, route) => {
+    it.each(rows(keyRequired))("%s without a key: 401 missing_api_key", async (_, route) => {
       const response = await send(route, null);
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ message: expect.any(String), error: "missing_api_key" });
@@ -216,7 +225,7 @@ export function describeSecurityMatrix(
       expect(response.body.error).toBe("not_found");
     });
 
-    it.each(rows(withTarget))("%s for a missing target: 404 with the route's code", async (_, route) => {
+    it.each(rows(lookedUp))("%s for a missing target: 404 with the route's code", async (_, route) => {
       const response = await send(route, fixture.keys.full, missingParams(route));
       expect(response.status).toBe(404);
       const codes = (["not_found", ...(route.meta.errors ?? [])] as DomainErrorCode[]).filter(
@@ -225,7 +234,7 @@ export function describeSecurityMatrix(
       expect(codes).toContain(response.body.error);
     });
 
-    it.each(rows(withTarget))(
+    it.each(rows(accountTargets))(
       "%s for another account's target: the same answer as for a missing one",
       async (_, route) => {
         const foreign = await send(route, fixture.keys.neighbour);
@@ -234,6 +243,20 @@ export function describeSecurityMatrix(
         expect({ status: foreign.status, body: foreign.body }).toEqual({ status: missing.status, body: missing.body });
       },
     );
+
+    it.each(rows(productTargets))(
+      "%s for another buyer of the same product: the same success (the target is the product's)",
+      async (_, route) => {
+        const response = await send(route, fixture.keys.neighbour);
+        expect(successStatuses(route), response.text).toContain(response.status);
+      },
+    );
+
+    it.each(rows(signedTargets))("%s with a forged token: 403, never a lookup", async (_, route) => {
+      const response = await send(route, fixture.keys.full, missingParams(route));
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatch(/^download_link_/);
+    });
 
     it.each(rows(routes))("%s with a full key: success, exactly in the documented shape", async (_, route) => {
       const response = await send(route, fixture.keys.full);

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   check,
   index,
@@ -164,4 +165,30 @@ export const productInstallAssets = pgTable(
     urlPath: text().notNull().generatedAlwaysAs(sql`shelf_encode_uri_path(path)`),
   },
   (t) => [index().on(t.productId, t.position)],
+);
+
+/**
+ * Files of a product served at `/api/products/{product}/content-assets/{path}` (install scripts, images, manuals):
+ * the path is the asset's name, never a filesystem path; the bytes live in the artifact store under `storageKey`.
+ */
+export const productContentAssets = pgTable(
+  "product_content_assets",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    path: text().notNull(),
+    storageKey: text().notNull(),
+    sha256: text().notNull(),
+    size: bigint({ mode: "number" }).notNull(),
+    contentType: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("product_content_assets_product_path_key").on(t.productId, t.path),
+    check("product_content_assets_sha256_hex", sql`${t.sha256} ~ '^[0-9a-f]{64}$'`),
+    check("product_content_assets_size", sql`${t.size} >= 0`),
+  ],
 );

@@ -27,6 +27,7 @@ export type EntitlementGrant = {
 export type ProductAccess = {
   id: number;
   published: boolean;
+  unitPriceCents: number;
   contentLocale: string | null;
   entitlement: EntitlementGrant | null;
 };
@@ -49,6 +50,7 @@ const productAccessQuery = perDatabase((db) => {
     .select({
       id: products.id,
       published: products.published,
+      unitPriceCents: products.unitPriceCents,
       contentLocale: products.contentLocale,
       entitlementId: best.id,
       grantType: best.grantType,
@@ -61,6 +63,9 @@ const productAccessQuery = perDatabase((db) => {
     .prepare("shelf_product_access");
 });
 
+/** An account id no account has (identities start at 1): the entitlement of someone without a key. */
+export const NO_ACCOUNT = 0;
+
 /** The product and this account's best live entitlement to it, in one query; null when no such product. */
 export async function findProductAccess(
   db: Database,
@@ -72,6 +77,7 @@ export async function findProductAccess(
   return {
     id: row.id,
     published: row.published,
+    unitPriceCents: row.unitPriceCents,
     contentLocale: row.contentLocale,
     entitlement:
       row.entitlementId == null

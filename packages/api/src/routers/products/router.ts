@@ -1,11 +1,20 @@
+import { Readable } from "node:stream";
 import { z } from "zod";
-import { TextOutput } from "../../plain";
-import { accountProcedure, router } from "../../trpc";
+import { requireDelivery } from "../../delivery/procedure";
+import { FileOutput, TextOutput } from "../../plain";
+import { accountProcedure, type ExampleContext, router } from "../../trpc";
+import { bundle, contentAsset, installPlan, listContentAssets } from "./delivery";
+import { exampleRelease } from "./example";
 import { productProcedure } from "./procedure";
+import { putContentAsset } from "./publish";
 import {
+  ContentAssetData,
+  ContentAssetPath,
+  InstallInput,
   ListProductsInput,
   ProductApiData,
   ProductDetailApiData,
+  ProductInstallData,
   ProductReleaseData,
   ProductUpdateApiData,
   UpdatesInput,
@@ -13,6 +22,12 @@ import {
 import { checkForUpdate, getProduct, getProductDetail, listProducts, listReleases, productContentCss } from "./service";
 
 const tags = ["products"];
+
+/** A request about the example product once it has a published release with a file. */
+async function publishedExample(context: ExampleContext) {
+  await exampleRelease(context);
+  return { params: { product: context.productId } };
+}
 
 export const productsRouter = router({
   list: accountProcedure
@@ -73,6 +88,92 @@ export const productsRouter = router({
     .input(UpdatesInput)
     .output(z.object({ update: ProductUpdateApiData }))
     .query(({ ctx, input }) => checkForUpdate(ctx.db, ctx.product, input, ctx.baseUrl)),
+
+  install: productProcedure
+    .meta({
+      ability: "products.read",
+      product: "entitled",
+      openapi: {
+        method: "GET",
+        path: "/api/products/{product}/install",
+        tags,
+        summary: "Install plan",
+        description:
+          "The newest release of the `channel` (default stable) this buyer may install: the newest one published while their updates were supported. `download_url` is a signed link without the API key that expires at `download_expires_at`; `sha256` and `size` are the stored file's. `format` is the product's delivery strategy and `target` its first delivery target.",
+      },
+      errors: ["install_not_available"],
+      example: { build: publishedExample },
+    })
+    .input(InstallInput)
+    .output(z.object({ data: ProductInstallData }))
+    .use(requireDelivery)
+    .query(({ ctx, input }) => installPlan(ctx.db, ctx.delivery, ctx.product, input.channel)),
+
+  bundle: productProcedure
+    .meta({
+      ability: "products.read",
+      product: "entitled",
+      rest: {
+        method: "GET",
+        path: "/api/products/{product}/bundle",
+        contentTypes: ["application/octet-stream"],
+        tags,
+        summary: "Download the newest release",
+        description:
+          "The newest release of the `channel` (default stable), streamed, with `Range` and `If-Range`. A buyer whose update window ended before that release gets 403 `version_update_window_expired`.",
+      },
+      errors: ["version_update_window_expired"],
+      example: { build: publishedExample },
+    })
+    .input(InstallInput)
+    .output(FileOutput)
+    .use(requireDelivery)
+    .query(({ ctx, input }) => bundle(ctx.db, ctx.delivery, ctx.product, input.channel)),
+
+  contentAssets: productProcedure
+    .meta({
+      ability: "products.read",
+      product: "entitled",
+      openapi: {
+        method: "GET",
+        path: "/api/products/{product}/content-assets",
+        tags,
+        summary: "Content assets of a product",
+      },
+    })
+    .output(z.object({ assets: z.array(ContentAssetData) }))
+    .query(({ ctx }) => listContentAssets(ctx.db, ctx.product.id, ctx.baseUrl)),
+
+  contentAsset: productProcedure
+    .meta({
+      ability: "products.read",
+      product: "entitled",
+      rest: {
+        method: "GET",
+        path: "/api/products/{product}/content-assets/{path+}",
+        contentTypes: ["application/octet-stream"],
+        tags,
+        summary: "One content asset",
+        description:
+          "`path` may contain slashes; `.` and `..` segments, backslashes and control characters are refused.",
+      },
+      example: {
+        build: async ({ db, productId, delivery }) => {
+          const asset = await putContentAsset(
+            db,
+            delivery.store,
+            { productId, path: "docs/getting started/read me.md" },
+            Readable.from([Buffer.from("# Getting started\n")]),
+          );
+          return { params: { product: productId, path: asset.path } };
+        },
+        target: "product",
+      },
+    })
+    .input(z.object({ path: ContentAssetPath }))
+    .output(FileOutput)
+    .use(requireDelivery)
+    .query(({ ctx, input }) => contentAsset(ctx.db, ctx.delivery, ctx.product.id, input.path)),
 
   contentCss: accountProcedure
     .meta({

@@ -1,6 +1,6 @@
 import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
-import { DateTime, IdParam } from "../../schemas/common";
+import { DateTime, hasControlCharacter, IdParam } from "../../schemas/common";
 
 export const ProductCategoryData = z
   .object({
@@ -144,3 +144,56 @@ export const UpdatesInput = z.object({
   /** The release channel the client follows (default stable): beta also sees stable, alpha beta and stable, dev all. */
   channel: z.enum(releaseChannels).optional(),
 });
+
+export const InstallInput = z.object({
+  /** The channel the client follows (default stable): beta also sees stable, alpha beta and stable, dev all. */
+  channel: z.enum(releaseChannels).optional(),
+});
+
+export const ProductInstallData = z
+  .object({
+    product_id: z.number().int(),
+    kind: z.string(),
+    name: z.string(),
+    version: z.string(),
+    build: z.string().nullable(),
+    channel: z.enum(releaseChannels).nullable(),
+    filename: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    size: z.number().int().min(0),
+    format: z.string(),
+    download_url: z.url(),
+    download_expires_at: DateTime,
+    target: z.string(),
+    slug: z.string().nullable(),
+  })
+  .meta({ id: "ProductInstallData" });
+export type ProductInstallData = z.infer<typeof ProductInstallData>;
+
+/**
+ * A content asset's path: names separated by single slashes, never absolute, never `.` or `..`, no backslashes or
+ * control characters. It names a stored asset; it is never joined into a filesystem path.
+ */
+export const ContentAssetPath = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine(
+    (path) =>
+      !path.includes("\\") &&
+      !hasControlCharacter(path) &&
+      path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== ".."),
+    "must be a relative path of names separated by /, without . or .. segments, backslashes or control characters",
+  );
+
+export const ContentAssetData = z
+  .object({
+    path: z.string(),
+    size: z.number().int().min(0),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    content_type: z.string(),
+    updated_at: DateTime,
+    /** The asset itself, with the same key. */
+    download_url: z.url(),
+  })
+  .meta({ id: "ContentAssetData" });

@@ -149,8 +149,9 @@ export function withinUpdateWindow(updatesSupportedUntil: Date | null, releasedA
   return updatesSupportedUntil === null || releasedAt <= updatesSupportedUntil;
 }
 
-export function bundleDownloadUrl(baseUrl: string, productId: number): string {
-  return `${baseUrl}/api/products/${productId}/bundle`;
+export function bundleDownloadUrl(baseUrl: string, productId: number, channel: ReleaseChannel = "stable"): string {
+  const url = `${baseUrl}/api/products/${productId}/bundle`;
+  return channel === "stable" ? url : `${url}?channel=${channel}`;
 }
 
 export async function checkForUpdate(
@@ -164,7 +165,7 @@ export async function checkForUpdate(
   const client = clientVersion ? semver.coerce(clientVersion, { includePrerelease: true }) : null;
   const current = release ? semver.coerce(release.version, { includePrerelease: true }) : null;
   const updateAvailable = release !== null && (client === null || current === null || semver.gt(current, client));
-  const hasArtifact = release?.artifactSha256 != null;
+  const hasArtifact = release?.artifactKey != null;
   return {
     update: {
       product_id: access.id,
@@ -179,7 +180,7 @@ export async function checkForUpdate(
         release !== null &&
         hasArtifact &&
         withinUpdateWindow(access.entitlement?.updatesSupportedUntil ?? null, release.releasedAt),
-      download_url: bundleDownloadUrl(baseUrl, access.id),
+      download_url: bundleDownloadUrl(baseUrl, access.id, input.channel),
     },
   };
 }

@@ -1,0 +1,85 @@
+import { releaseChannels } from "@shelf/db/enums";
+import { z } from "zod";
+import { requireDelivery } from "../../delivery/procedure";
+import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
+import { IdParam } from "../../schemas/common";
+import { publicProcedure, router } from "../../trpc";
+import { releaseArtifact } from "../products/delivery";
+import { exampleRelease } from "../products/example";
+import { appcast, releaseDownload, signedFile } from "./service";
+
+const tags = ["distribution"];
+
+export const distributionRouter = router({
+  appcast: publicProcedure
+    .meta({
+      ability: "device.install",
+      anonymous: true,
+      rest: {
+        method: "GET",
+        path: "/distribution/v1/products/{id}/appcast.xml",
+        contentTypes: ["application/rss+xml"],
+        tags,
+        summary: "Sparkle appcast",
+        description:
+          "RSS 2.0 with Sparkle's elements, one item per release, newest first, signed as a whole (Sparkle 2.9's trailing `sparkle-signatures` comment) and each enclosure with its `sparkle:edSignature`; the public key is what `signing:public-key` prints. Without a key: published products, stable releases. With the key of a buyer: every channel (`channel` narrows the feed to what that channel sees; absent, all channels, each non-stable item tagged with its `sparkle:channel`) and unpublished products.",
+      },
+      example: { build: async (context) => ({ params: { id: context.productId } }), target: "product" },
+      errors: ["product_api_key_scope_required", "product_entitlement_required"],
+    })
+    .input(z.object({ id: IdParam, channel: z.enum(releaseChannels).optional() }))
+    .output(TextOutput)
+    .use(requireDelivery)
+    .query(({ ctx, input }) => appcast(ctx.db, ctx.delivery, ctx.caller, input.id, input.channel)),
+
+  releaseDownload: publicProcedure
+    .meta({
+      ability: "device.install",
+      anonymous: true,
+      rest: {
+        method: "GET",
+        path: "/distribution/v1/releases/{release}/download",
+        contentTypes: ["application/octet-stream"],
+        tags,
+        summary: "Download a release",
+        description:
+          "302 to a short-lived signed link. Without a key, only stable releases of free published products; with the key of a buyer, any release published within their update window.",
+      },
+      example: {
+        build: async (context) => ({ params: { release: (await exampleRelease(context)).id } }),
+        target: "product",
+      },
+      errors: ["product_api_key_scope_required", "product_entitlement_required", "version_update_window_expired"],
+    })
+    .input(z.object({ release: IdParam }))
+    .output(RedirectOutput)
+    .use(requireDelivery)
+    .query(({ ctx, input }) => releaseDownload(ctx.db, ctx.delivery, ctx.caller, input.release)),
+
+  file: publicProcedure
+    .meta({
+      ability: "public",
+      rest: {
+        method: "GET",
+        path: "/distribution/v1/files/{token}/{filename}",
+        contentTypes: ["application/octet-stream"],
+        tags,
+        summary: "A file, by signed link",
+        description:
+          "What an install plan's `download_url` and a release download lead to. The link is the permission (no API key); an altered or expired one is 403. Answers `Range` (single, suffix, open-ended, several), `If-Range` and conditional requests, so interrupted and parallel downloads work.",
+      },
+      example: {
+        build: async (context) => {
+          const link = await context.delivery.links.link(releaseArtifact(await exampleRelease(context)));
+          const [token, filename] = new URL(link.url).pathname.split("/").slice(4);
+          return { params: { token: token as string, filename: decodeURIComponent(filename as string) } };
+        },
+        target: "signed",
+      },
+      errors: ["download_link_invalid", "download_link_expired"],
+    })
+    .input(z.object({ token: z.string().min(1).max(4096), filename: z.string().min(1).max(255) }))
+    .output(FileOutput)
+    .use(requireDelivery)
+    .query(({ ctx, input }) => signedFile(ctx.delivery, input.token, input.filename)),
+});

@@ -1,0 +1,18 @@
+import { randomInt } from "node:crypto";
+import { Readable } from "node:stream";
+import { schema } from "@shelf/db";
+import { eq } from "drizzle-orm";
+import type { ExampleContext } from "../../trpc";
+import { publishRelease } from "./publish";
+
+/** A stable release of the example's product with a small stored file: what the routes' examples download. */
+export async function exampleRelease({ db, productId, delivery }: ExampleContext) {
+  const { id } = await publishRelease(
+    db,
+    delivery,
+    { productId, version: `1.0.${randomInt(1_000_000_000)}`, filename: "example.zip" },
+    Readable.from([Buffer.from("example artifact")]),
+  );
+  const [row] = await db.select().from(schema.releases).where(eq(schema.releases.id, id));
+  return row as typeof schema.releases.$inferSelect;
+}

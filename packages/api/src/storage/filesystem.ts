@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ByteRange } from "../plain";
+import { type ArtifactStore, Measure, MissingObjectError, newObjectKey, type StoredObject } from "./store";
+
+const KEY = /^artifacts\/[0-9a-f]{2}\/[0-9a-f-]{36}$/;
+
+/**
+ * Objects as files under one folder (the data folder's `artifacts/` by default). A write goes to a temporary file in
+ * the same file system, is flushed, then renamed into place: a reader never sees half an object, and a failed write
+ * leaves nothing behind. Downloads go through the service's signed route.
+ */
+export function createFilesystemStore(root: string): ArtifactStore {
+  const fileOf = (key: string) => {
+    // Keys are the store's own; anything else is refused rather than joined into a path.
+    if (!KEY.test(key)) throw new MissingObjectError(key);
+    return path.join(root, key);
+  };
+
+  return {
+    kind: "filesystem",
+
+    async put(source): Promise<StoredObject> {
+      const id = randomUUID();
+      const key = newObjectKey(id);
+      const file = fileOf(key);
+      const partial = path.join(root, "incoming", `${id}.part`);
+      await fs.mkdir(path.dirname(partial), { recursive: true });
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      const measure = new Measure();
+      try {
+        const out = createWriteStream(partial, { flags: "wx", mode: 0o640 });
+        await pipeline(Readable.from(source), measure, out);
+        const handle = await fs.open(partial, "r");
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await fs.rename(partial, file);
+      } catch (error) {
+        await fs.rm(partial, { force: true });
+        throw error;
+      }
+      return { key, size: measure.size, sha256: measure.digest() };
+    },
+
+    async open(key, range?: ByteRange) {
+      const file = fileOf(key);
+      const handle = await fs.open(file, "r").catch((error: NodeJS.ErrnoException) => {
+        throw error.code === "ENOENT" ? new MissingObjectError(key) : error;
+      });
+      return createReadStream("", { fd: handle, start: range?.start, end: range?.end });
+    },
+
+    async remove(key) {
+      await fs.rm(fileOf(key), { force: true });
+    },
+
+    async presign() {
+      return null;
+    },
+  };
+}
