@@ -1,4 +1,6 @@
+export * from "./appcast";
 export * from "./delivery";
 export * from "./factories";
 export * from "./harness";
+export * from "./openssl";
 export * from "./secrets";

@@ -15,13 +15,18 @@ import {
   grantEntitlement,
   TEST_BASE_URL,
 } from "../../testing";
+import {
+  parseAppcast,
+  SPARKLE_NAMESPACE_URI,
+  sparkleElements,
+  sparkleText,
+  splitSignedFeed,
+  XML_NAMESPACE_URI,
+} from "../../testing/appcast";
 import { createTestDelivery } from "../../testing/delivery";
 import { opensslVerifies } from "../../testing/openssl";
 import { yankRelease } from "../products/admin-service";
 import { type PublishReleaseInput, publishRelease } from "../products/publish";
-import { SPARKLE_NAMESPACE } from "./appcast";
-
-const XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace";
 
 let testDb: TestDatabase;
 let delivery: Delivery;
@@ -65,38 +70,9 @@ async function sparkleApp(values: Partial<typeof schema.products.$inferInsert> =
   return { account, key, product, stable, beta };
 }
 
-function parse(xml: string) {
-  const errors: string[] = [];
-  const document = new DOMParser({
-    onError: (level, message) => void errors.push(`${level}: ${message}`),
-  }).parseFromString(xml, "text/xml");
-  expect(errors).toEqual([]);
-  return document;
-}
-
-const sparkle = (item: Element, name: string) => item.getElementsByTagNameNS(SPARKLE_NAMESPACE, name);
-const text = (item: Element, name: string) => sparkle(item, name)[0]?.textContent ?? null;
-
-/** The document and its trailing signature block, split where Sparkle splits them. */
-function splitSignedFeed(body: Buffer) {
-  const marker = Buffer.from("<!-- sparkle-signatures:");
-  const at = body.lastIndexOf(marker);
-  expect(at).toBeGreaterThan(0);
-  const block = body.subarray(at).toString("utf8");
-  const match = /^<!-- sparkle-signatures:\nedSignature: ([A-Za-z0-9+/=]+)\nlength: (\d+)\n-->\n?$/.exec(block);
-  expect(match, block).not.toBeNull();
-  return { document: body.subarray(0, at), signature: match?.[1] as string, length: Number(match?.[2]) };
-}
-
-function items(xml: string) {
-  const document = parse(xml);
-  const root = document.documentElement as Element;
-  expect(root.localName).toBe("rss");
-  expect(root.getAttribute("version")).toBe("2.0");
-  const channels = root.getElementsByTagName("channel");
-  expect(channels).toHaveLength(1);
-  return Array.from((channels[0] as Element).getElementsByTagName("item"));
-}
+const sparkle = sparkleElements;
+const text = sparkleText;
+const items = parseAppcast;
 
 describe("the Sparkle appcast", () => {
   it("lists every release for a buyer, each field as Sparkle reads it, signatures verified by openssl", async () => {
@@ -133,7 +109,7 @@ describe("the Sparkle appcast", () => {
 
     const descriptions = Array.from(second.getElementsByTagName("description"));
     const byLanguage = Object.fromEntries(
-      descriptions.map((element) => [element.getAttributeNS(XML_NAMESPACE, "lang"), element.textContent]),
+      descriptions.map((element) => [element.getAttributeNS(XML_NAMESPACE_URI, "lang"), element.textContent]),
     );
     expect(byLanguage).toEqual({
       en: "<p>Fixes a crash.</p><p>Faster &lt;search&gt; &amp; more.</p>",
@@ -148,7 +124,7 @@ describe("the Sparkle appcast", () => {
       expect(enclosure.getAttribute("url")).toBe(`${TEST_BASE_URL}/distribution/v1/releases/${release.id}/download`);
       expect(enclosure.getAttribute("length")).toBe(String(release.bytes.length));
       expect(enclosure.getAttribute("type")).toBe("application/zip");
-      const edSignature = enclosure.getAttributeNS(SPARKLE_NAMESPACE, "edSignature") as string;
+      const edSignature = enclosure.getAttributeNS(SPARKLE_NAMESPACE_URI, "edSignature") as string;
       expect(Buffer.from(edSignature, "base64")).toHaveLength(64);
       expect(await opensslVerifies(publicKey, release.bytes, edSignature)).toBe(true);
     }
