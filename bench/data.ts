@@ -6,10 +6,14 @@ export type BenchData = {
   keys: { p10: string; p50: string; p1000: string };
   /** A product the 50-product account is entitled to, with stable releases. */
   updateProductId: number;
+  /** Another of its products: the download scenario publishes its newest release, with a real file. */
+  downloadProductId: number;
   counts: Record<string, number>;
 };
 
 const SHA = "0123456789abcdef".repeat(4);
+/** A stand-in Ed25519 signature (64 bytes, base64), so feed items are as long as real ones. */
+const ED_SIGNATURE = Buffer.alloc(64, 7).toString("base64");
 
 /**
  * A realistic data set in bulk SQL: 1,000 accounts, 1,000 products with taxonomy and releases, at least 20,000
@@ -35,8 +39,13 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
     select p.id, c.id, 0 from products p join categories c on c.id = p.primary_category_id`;
   await sql`insert into product_tags (product_id, tag_id, position)
     select p.id, t.id, t.id % 3 from products p join tags t on t.id in (1 + p.id % 40, 1 + (p.id + 7) % 40)`;
-  await sql`insert into releases (product_id, version, channel, notes, artifact_sha256, artifact_size, released_at)
-    select p.id, v.version, v.channel::release_channel, 'Notes for ' || v.version, ${SHA}, 1048576, now() - v.age
+  // Release files are named but not stored: the scenarios that read releases never open them (the download
+  // scenario publishes a real file of its own).
+  await sql`insert into releases (product_id, version, channel, notes, artifact_key, artifact_filename,
+      artifact_content_type, artifact_sha256, artifact_size, artifact_ed_signature, released_at)
+    select p.id, v.version, v.channel::release_channel, 'Notes for ' || v.version,
+      'artifacts/00/' || gen_random_uuid(), 'product-' || p.id || '-' || v.version || '.zip', 'application/zip',
+      ${SHA}, 1048576, ${ED_SIGNATURE}, now() - v.age
     from products p cross join (values ('1.0.0', 'stable', interval '60 days'), ('1.1.0', 'stable', interval '30 days'),
       ('1.2.0-beta.1', 'beta', interval '3 days')) v(version, channel, age)`;
   await sql`insert into product_setup_outputs (product_id, title, prompt) select id, 'Report', 'Write the report' from products`;
@@ -83,9 +92,9 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
   const abilities = ["products.read", "mcp.read", "device.install", "device.usage"] as const;
   const key = async (accountId: number) =>
     (await keys.createApiKey(db, { accountId, abilities: [...abilities] }, "shelf")).key;
-  const [updateProduct] = await sql<
+  const [updateProduct, downloadProduct] = await sql<
     { id: number }[]
-  >`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 1`;
+  >`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 2`;
   const counts = await sql<{ name: string; n: number }[]>`
     select 'accounts' as name, count(*)::int as n from accounts union all
     select 'products', count(*)::int from products union all
@@ -96,6 +105,7 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
   return {
     keys: { p10: await key(p10), p50: await key(p50), p1000: await key(p1000) },
     updateProductId: updateProduct?.id as number,
+    downloadProductId: downloadProduct?.id as number,
     counts: Object.fromEntries(counts.map((row) => [row.name, row.n + (row.name === "api_keys" ? 3 : 0)])),
   };
 }

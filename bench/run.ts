@@ -1,11 +1,19 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { randomBytes, randomFillSync } from "node:crypto";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAccountApiEdge, createLogger, createRateLimiter } from "@shelf/api";
+import {
+  createAccountApiEdge,
+  createDelivery,
+  createLogger,
+  createRateLimiter,
+  loadDeliveryFiles,
+  publishing,
+  readApiEnv,
+} from "@shelf/api";
 import { fromFetch } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/server";
@@ -50,6 +58,7 @@ async function main() {
   await admin.unsafe(`create database ${database}`);
   const url = databaseUrl(serverUrl, database);
   const children: ChildProcess[] = [];
+  const cleanups: (() => Promise<unknown>)[] = [];
   try {
     await runMigrations(url);
     const handle = createDb(url, { max: 4 });
@@ -66,8 +75,13 @@ async function main() {
       console.log("Building the web app...");
       execFileSync("npm", ["run", "build", "-w", "@shelf/web"], { cwd: root, stdio: "inherit" });
     }
+    // The servers' data folder (artifacts, signing keys, link secret): the download scenario's file goes there.
+    const serverData = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-bench-data-"));
+    cleanups.push(() => fs.rm(serverData, { recursive: true, force: true }));
+    const download = await publishDownload(url, serverData, data);
     const env = {
       DATABASE_URL: url,
+      SHELF_DATA_DIR: serverData,
       SHELF_BASE_URL: BASE_URL,
       // The servers log every request, as in production; to a file, as a log collector would take it.
       SHELF_LOG_FILE: path.join(os.tmpdir(), `shelf-bench-${database}.log`),
@@ -108,7 +122,7 @@ async function main() {
     children.push(baseline.child);
 
     await assertSameBytes(app.port, baseline.port, data);
-    const statements = await countStatements(url, data);
+    const statements = await countStatements(url, data, serverData);
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
     const scenarios: {
       name: string;
@@ -153,6 +167,30 @@ async function main() {
         headers: auth(data.keys.p50),
         expect: 200,
         statements: statements.updates,
+      },
+      {
+        name: "GET /api/products/{id}/install",
+        port: app.port,
+        path: `/api/products/${data.updateProductId}/install`,
+        headers: auth(data.keys.p50),
+        expect: 200,
+        statements: statements.install,
+      },
+      {
+        name: "GET /distribution/v1/products/{id}/appcast.xml (buyer's key, 2 releases)",
+        port: app.port,
+        path: `/distribution/v1/products/${data.updateProductId}/appcast.xml`,
+        headers: auth(data.keys.p50),
+        expect: 200,
+        statements: statements.appcast,
+      },
+      {
+        name: "GET /distribution/v1/products/{id}/appcast.xml, If-None-Match (304)",
+        port: app.port,
+        path: `/distribution/v1/products/${data.updateProductId}/appcast.xml`,
+        headers: { ...auth(data.keys.p50), "if-none-match": await appcastEtag(app.port, data) },
+        expect: 304,
+        statements: statements.appcast,
       },
       {
         name: "GET /api/library without a key (401)",
@@ -202,8 +240,9 @@ async function main() {
         errors: run.errors + run.non2xx,
       });
     }
+    const downloads = await measureDownloads(app.port, app.child.pid as number, download, data, env);
     const rss = peakRss(app.child.pid as number);
-    const report = renderReport(results, growth, rss, data, statements);
+    const report = renderReport(results, growth, rss, data, statements, downloads);
     await fs.writeFile(OUTPUT, report);
     console.log(`\n${report}`);
     const failed = [
@@ -217,6 +256,7 @@ async function main() {
   } finally {
     for (const child of children) if (child.pid) process.kill(-child.pid, "SIGTERM");
     await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const cleanup of cleanups) await cleanup();
     await admin.unsafe(`drop database if exists ${database} with (force)`);
     await fs.rm(path.join(os.tmpdir(), `shelf-bench-${database}.log`), { force: true });
     await admin.end();
@@ -252,12 +292,16 @@ async function assertSameBytes(appPort: number, baselinePort: number, data: Awai
 }
 
 /** SQL statements one request costs, counted in-process through the same handler and a counting driver. */
-async function countStatements(url: string, data: Awaited<ReturnType<typeof loadBenchData>>) {
+async function countStatements(url: string, data: Awaited<ReturnType<typeof loadBenchData>>, dataDir: string) {
   let count = 0;
+  const env = readApiEnv({} as NodeJS.ProcessEnv);
+  const files = await loadDeliveryFiles(env, dataDir);
+  const delivery = await createDelivery({ env, dataDir, baseUrl: BASE_URL, files });
   const handle = createDb(url, { max: 2, onQuery: () => count++ });
   const edge = createAccountApiEdge({
     db: handle.db,
     baseUrl: BASE_URL,
+    delivery,
     rateLimiter: createRateLimiter({ points: 1e9 }),
     log: createLogger({ SHELF_LOG_LEVEL: "silent", SHELF_LOG_FILE: undefined }),
   });
@@ -274,6 +318,8 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
     library10: await measure("/api/library", data.keys.p10),
     library1000: await measure("/api/library", data.keys.p1000),
     updates: await measure(`/api/products/${data.updateProductId}/updates?version=1.0.0`, data.keys.p50),
+    install: await measure(`/api/products/${data.updateProductId}/install`, data.keys.p50),
+    appcast: await measure(`/distribution/v1/products/${data.updateProductId}/appcast.xml`, data.keys.p50),
     unauthenticated: await measure("/api/library"),
   };
   await handle.close();
@@ -318,6 +364,98 @@ async function startProcess(args: string[], cwd: string, env: Record<string, str
   return { child, port };
 }
 
+const DOWNLOAD_MB = Number(process.env.SHELF_BENCH_DOWNLOAD_MB ?? 512);
+const DOWNLOAD_RUNS = 5;
+
+type DownloadResult = {
+  sizeMb: number;
+  runs: number;
+  app: { runs: number[]; median: number };
+  baseline: { runs: number[]; median: number };
+  rssBefore: number;
+  rssAfter: number;
+};
+
+/** A release with a real file of DOWNLOAD_MB random bytes, published as the operator CLI publishes one. */
+async function publishDownload(url: string, dataDir: string, data: Awaited<ReturnType<typeof loadBenchData>>) {
+  const file = path.join(dataDir, `download-${DOWNLOAD_MB}mb.bin`);
+  const out = await fs.open(file, "w");
+  const chunk = Buffer.alloc(8 * 1024 * 1024);
+  for (let written = 0; written < DOWNLOAD_MB * 1024 * 1024; written += chunk.length) {
+    randomFillSync(chunk);
+    await out.write(chunk, 0, Math.min(chunk.length, DOWNLOAD_MB * 1024 * 1024 - written));
+  }
+  await out.close();
+  const handle = createDb(url, { max: 2 });
+  const files = await loadDeliveryFiles(readApiEnv({} as NodeJS.ProcessEnv), dataDir);
+  const release = await publishing.publishRelease(
+    handle.db,
+    files,
+    { productId: data.downloadProductId, version: "9.0.0", filename: "download.bin" },
+    createReadStream(file),
+  );
+  await handle.close();
+  return { file, release };
+}
+
+/** MB/s of one download with curl, an independent client, to /dev/null. */
+function curlSpeed(url: string, headers: string[] = []): number {
+  const output = execFileSync("curl", ["-sS", "-f", "-o", "/dev/null", "-w", "%{speed_download}", ...headers, url]);
+  return Number(output.toString()) / 1e6;
+}
+
+/** The signed download route against a bare server sending the same file, runs interleaved, and the app's memory. */
+async function measureDownloads(
+  appPort: number,
+  appPid: number,
+  download: Awaited<ReturnType<typeof publishDownload>>,
+  data: Awaited<ReturnType<typeof loadBenchData>>,
+  env: Record<string, string>,
+): Promise<DownloadResult> {
+  const bare = await startProcess(
+    ["--import", "tsx", "bench/baseline-file-server.ts"],
+    root,
+    { ...env, BENCH_FILE: download.file },
+    /file baseline listening on (\d+)/,
+  );
+  try {
+    const plan = await fetch(`http://127.0.0.1:${appPort}/api/products/${data.downloadProductId}/install`, {
+      headers: { authorization: `Bearer ${data.keys.p50}` },
+    });
+    const signed = (await plan.json()).data.download_url.replace(BASE_URL, `http://127.0.0.1:${appPort}`);
+    const app: number[] = [];
+    const baseline: number[] = [];
+    const rssBefore = peakRss(appPid);
+    for (let run = 0; run < DOWNLOAD_RUNS; run++) {
+      baseline.push(curlSpeed(`http://127.0.0.1:${bare.port}/file`));
+      app.push(curlSpeed(signed));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    return {
+      sizeMb: DOWNLOAD_MB,
+      runs: DOWNLOAD_RUNS,
+      app: { runs: app, median: median(app) },
+      baseline: { runs: baseline, median: median(baseline) },
+      rssBefore,
+      rssAfter: peakRss(appPid),
+    };
+  } finally {
+    if (bare.child.pid) process.kill(-bare.child.pid, "SIGTERM");
+  }
+}
+
+/** The ETag of the buyer's appcast, for the 304 scenario. */
+async function appcastEtag(port: number, data: Awaited<ReturnType<typeof loadBenchData>>): Promise<string> {
+  const response = await fetch(
+    `http://127.0.0.1:${port}/distribution/v1/products/${data.updateProductId}/appcast.xml`,
+    {
+      headers: { authorization: `Bearer ${data.keys.p50}` },
+    },
+  );
+  await response.arrayBuffer();
+  return response.headers.get("etag") as string;
+}
+
 function peakRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -329,6 +467,7 @@ function renderReport(
   rssMb: number,
   data: Awaited<ReturnType<typeof loadBenchData>>,
   statements: Awaited<ReturnType<typeof countStatements>>,
+  downloads: DownloadResult,
 ): string {
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? "—" : n.toFixed(digits));
   const lines = [
@@ -346,6 +485,15 @@ function renderReport(
         `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} | ${r.non2xx} | ${r.statements ?? "—"} | ${fmt(r.baselineRatio, 2)} | ${fmt(r.p99Ratio, 2)} |`,
     ),
     "| POST /api/device/usage (30 days) | pending: the endpoint lands with the device issue | | | | | | | |",
+    "",
+    `Download of a ${downloads.sizeMb} MB release file, ${downloads.runs} runs each, curl writing to /dev/null:`,
+    "",
+    "| server | MB/s (median) | runs (MB/s) | server peak RSS before, after (MB) |",
+    "|---|---:|---|---|",
+    `| baseline: bare node:http piping the same file | ${fmt(downloads.baseline.median)} | ${downloads.baseline.runs.map((r) => fmt(r)).join(", ")} | |`,
+    `| signed link from the install plan (/distribution/v1/files) | ${fmt(downloads.app.median)} | ${downloads.app.runs.map((r) => fmt(r)).join(", ")} | ${fmt(downloads.rssBefore)}, ${fmt(downloads.rssAfter)} |`,
+    "",
+    `Signed download vs bare: ${fmt(downloads.app.median / downloads.baseline.median, 2)}x the throughput; the server's peak RSS grew ${fmt(downloads.rssAfter - downloads.rssBefore)} MB over ${downloads.runs} downloads of ${downloads.sizeMb} MB.`,
     "",
     `Peak RSS of the app server: ${rssMb.toFixed(0)} MB.`,
     "",

@@ -54,7 +54,8 @@ export function createFilesystemStore(root: string): ArtifactStore {
       const handle = await fs.open(file, "r").catch((error: NodeJS.ErrnoException) => {
         throw error.code === "ENOENT" ? new MissingObjectError(key) : error;
       });
-      return createReadStream("", { fd: handle, start: range?.start, end: range?.end });
+      // 1 MiB reads: a sixteenth of the system calls and event-loop turns of the default, memory still flat.
+      return createReadStream("", { fd: handle, start: range?.start, end: range?.end, highWaterMark: 1024 * 1024 });
     },
 
     async remove(key) {

@@ -1,12 +1,13 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
-import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import type { Delivery } from "../../delivery";
 import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput, RedirectOutput, TextOutput } from "../../plain";
+import { perDatabase } from "../../prepared";
 import { NEWEST_VERSION_FIRST_SQL } from "../products/channels";
 import { releaseArtifact } from "../products/delivery";
 import { assertMayDownload, distributionAccess, feedChannels } from "./access";
@@ -31,22 +32,10 @@ export async function appcast(
 ): Promise<TextOutput> {
   const access = await distributionAccess(db, caller, productId);
   const channels = feedChannels(access, caller, channel);
-  const [product] = await db
-    .select({ name: products.name, contentLocale: products.contentLocale })
-    .from(products)
-    .where(eq(products.id, productId));
-  const rows = await db
-    .select()
-    .from(releases)
-    .where(
-      and(
-        eq(releases.productId, productId),
-        inArray(releases.channel, channels),
-        isNull(releases.yankedAt),
-        isNotNull(releases.artifactKey),
-      ),
-    )
-    .orderBy(sql.raw(NEWEST_VERSION_FIRST_SQL));
+  const [[product], rows] = await Promise.all([
+    appcastProductQuery(db).execute({ productId }),
+    feedReleasesQuery(db).execute({ productId, channels }),
+  ]);
   const items: AppcastItem[] = rows.map((release) => {
     const artifact = releaseArtifact(release);
     return {
@@ -66,7 +55,6 @@ export async function appcast(
     };
   });
   const feedUrl = `${delivery.appUrl}/distribution/v1/products/${productId}/appcast.xml${channel ? `?channel=${channel}` : ""}`;
-  const lastChange = await lastReleaseChange(db, productId);
   return {
     kind: "text",
     contentType: "application/rss+xml; charset=utf-8",
@@ -75,18 +63,40 @@ export async function appcast(
       delivery.keyring,
     ),
     cacheControl: caller ? "private, no-cache" : "public, max-age=60",
-    lastModified: lastChange,
+    lastModified: product?.lastChange ? new Date(product.lastChange) : null,
   };
 }
 
-/** When the product's releases last changed (published or yanked): the feed's Last-Modified. */
-async function lastReleaseChange(db: Database, productId: number): Promise<Date | null> {
-  const [row] = await db
-    .select({ at: sql<string | null>`max(greatest(${releases.releasedAt}, ${releases.yankedAt}))` })
+/** The feed's title and language, and when the product's releases last changed (published or yanked). */
+const appcastProductQuery = perDatabase((db) =>
+  db
+    .select({
+      name: products.name,
+      contentLocale: products.contentLocale,
+      lastChange: sql<
+        string | null
+      >`(select max(greatest(r.released_at, r.yanked_at)) from releases r where r.product_id = ${products.id})`,
+    })
+    .from(products)
+    .where(eq(products.id, sql.placeholder("productId")))
+    .prepare("shelf_appcast_product"),
+);
+
+const feedReleasesQuery = perDatabase((db) =>
+  db
+    .select()
     .from(releases)
-    .where(eq(releases.productId, productId));
-  return row?.at ? new Date(row.at) : null;
-}
+    .where(
+      and(
+        eq(releases.productId, sql.placeholder("productId")),
+        sql`${releases.channel} = any(${sql.placeholder("channels")}::release_channel[])`,
+        isNull(releases.yankedAt),
+        isNotNull(releases.artifactKey),
+      ),
+    )
+    .orderBy(sql.raw(NEWEST_VERSION_FIRST_SQL))
+    .prepare("shelf_feed_releases"),
+);
 
 /** A release's download: a redirect to a short-lived signed link, when this caller may have it. */
 export async function releaseDownload(
