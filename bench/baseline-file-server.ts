@@ -4,9 +4,9 @@ import http from "node:http";
 /**
  * The bare limit of this machine for sending one file over HTTP, written apart from the project: node:http and a
  * file stream read in 1 MiB chunks (the default 64 KiB ones ran at a third of the speed here), nothing else: no
- * signature check, no validators, no ranges, no log. BENCH_FILE names the file.
+ * signature check, no validators, no ranges, no log. SHELF_BENCH_FILE names the file.
  */
-const file = process.env.BENCH_FILE as string;
+const file = process.env.SHELF_BENCH_FILE as string;
 const { size } = statSync(file);
 
 const server = http.createServer((_request, response) => {

@@ -415,7 +415,7 @@ async function measureDownloads(
   const bare = await startProcess(
     ["--import", "tsx", "bench/baseline-file-server.ts"],
     root,
-    { ...env, BENCH_FILE: download.file },
+    { ...env, SHELF_BENCH_FILE: download.file },
     /file baseline listening on (\d+)/,
   );
   try {
