@@ -8,7 +8,7 @@ import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
-import { NEWEST_VERSION_FIRST_SQL } from "../products/channels";
+import { NEWEST_VERSION_FIRST_SQL, offeredReleases } from "../products/channels";
 import { releaseArtifact } from "../products/delivery";
 import { assertMayDownload, distributionAccess, feedChannels } from "./access";
 import { type AppcastItem, signedAppcast } from "./appcast";
@@ -86,14 +86,7 @@ const feedReleasesQuery = perDatabase((db) =>
   db
     .select()
     .from(releases)
-    .where(
-      and(
-        eq(releases.productId, sql.placeholder("productId")),
-        sql`${releases.channel} = any(${sql.placeholder("channels")}::release_channel[])`,
-        isNull(releases.yankedAt),
-        isNotNull(releases.artifactKey),
-      ),
-    )
+    .where(offeredReleases(isNotNull(releases.artifactKey)))
     .orderBy(sql.raw(NEWEST_VERSION_FIRST_SQL))
     .prepare("shelf_feed_releases"),
 );

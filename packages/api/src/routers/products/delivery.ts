@@ -1,14 +1,14 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
-import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Delivery } from "../../delivery";
 import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import type { ProductAccess } from "./access";
-import { NEWEST_VERSION_FIRST_SQL, visibleChannels } from "./channels";
+import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "./channels";
 import type { ProductInstallData } from "./schemas";
 import { newestRelease, withinUpdateWindow } from "./service";
 
@@ -22,10 +22,7 @@ const installableReleaseQuery = perDatabase((db) =>
     .select()
     .from(releases)
     .where(
-      and(
-        eq(releases.productId, sql.placeholder("productId")),
-        sql`${releases.channel} = any(${sql.placeholder("channels")}::release_channel[])`,
-        isNull(releases.yankedAt),
+      offeredReleases(
         isNotNull(releases.artifactKey),
         sql`(${sql.placeholder("updatesUntil")}::timestamptz is null or ${releases.releasedAt} <= ${sql.placeholder("updatesUntil")}::timestamptz)`,
       ),

@@ -8,7 +8,7 @@ import { DomainError } from "../../errors";
 import type { TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { entitledSql, type ProductAccess } from "./access";
-import { NEWEST_VERSION_FIRST_SQL, visibleChannels } from "./channels";
+import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "./channels";
 import { toDeliveryData, toProductApiData } from "./format";
 import type { ListProductsInput } from "./schemas";
 
@@ -126,13 +126,7 @@ const newestReleaseQuery = perDatabase((db) =>
   db
     .select()
     .from(releases)
-    .where(
-      and(
-        eq(releases.productId, sql.placeholder("productId")),
-        sql`${releases.channel} = any(${sql.placeholder("channels")}::release_channel[])`,
-        isNull(releases.yankedAt),
-      ),
-    )
+    .where(offeredReleases())
     .orderBy(sql.raw(NEWEST_VERSION_FIRST_SQL))
     .limit(1)
     .prepare("shelf_newest_release"),
