@@ -44,10 +44,18 @@ export type RedirectOutput = {
 export type PlainOutput = FileOutput | TextOutput | RedirectOutput;
 export type PlainKind = PlainOutput["kind"];
 
-/** `attachment` with a plain ASCII name for old clients and the exact name in RFC 8187 form. */
+/**
+ * `attachment` with the name (RFC 6266); a name that is not plain printable ASCII also in RFC 8187 form, after an
+ * ASCII stand-in for old clients.
+ */
 export function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  if (ascii === filename) return `attachment; filename="${filename}"`;
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 const ETAG_TOKEN = /^[\x21\x23-\x7e]+$/;

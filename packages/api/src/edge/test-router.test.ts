@@ -178,9 +178,7 @@ describe("file routes", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-length")).toBe("1000");
     expect(response.headers.get("accept-ranges")).toBe("bytes");
-    expect(response.headers.get("content-disposition")).toBe(
-      `attachment; filename="data.bin"; filename*=UTF-8''data.bin`,
-    );
+    expect(response.headers.get("content-disposition")).toBe('attachment; filename="data.bin"');
     expect(etag).toMatch(/^"[^"]+"$/);
     const head = await file({}, "HEAD");
     expect(head.status).toBe(200);

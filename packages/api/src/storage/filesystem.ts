@@ -46,7 +46,7 @@ export function createFilesystemStore(root: string): ArtifactStore {
         await fs.rm(partial, { force: true });
         throw error;
       }
-      return { key, size: measure.size, sha256: measure.digest() };
+      return { key, size: measure.byteCount, sha256: measure.digest() };
     },
 
     async open(key, range?: ByteRange) {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Readable } from "node:stream";
+import { pipeline, Readable } from "node:stream";
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
@@ -45,7 +45,8 @@ export function createS3Store(options: S3StoreOptions): ArtifactStore & { client
     async put(source, contentType): Promise<StoredObject> {
       const key = newObjectKey(randomUUID());
       const measure = new Measure();
-      const body = Readable.from(source).pipe(measure);
+      // pipeline, not pipe: a source that fails must fail the upload, not leave it waiting for the rest.
+      const body = pipeline(Readable.from(source), measure, () => {});
       const upload = new Upload({
         client,
         params: { Bucket, Key: objectKey(key), Body: body, ContentType: contentType },
@@ -58,7 +59,7 @@ export function createS3Store(options: S3StoreOptions): ArtifactStore & { client
         await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) })).catch(() => {});
         throw error;
       }
-      return { key, size: measure.size, sha256: measure.digest() };
+      return { key, size: measure.byteCount, sha256: measure.digest() };
     },
 
     async open(key, range?: ByteRange) {

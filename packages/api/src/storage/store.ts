@@ -40,11 +40,12 @@ export interface ArtifactStore {
 
 /** Counts and hashes what flows through, unchanged. */
 export class Measure extends Transform {
-  size = 0;
+  // Not `size`: upload libraries read a stream's `size` as its declared length.
+  byteCount = 0;
   private readonly hash = createHash("sha256");
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
-    this.size += chunk.length;
+    this.byteCount += chunk.length;
     this.hash.update(chunk);
     done(null, chunk);
   }

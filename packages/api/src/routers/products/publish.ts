@@ -80,10 +80,10 @@ export type PublishedRelease = {
 /** Keeps what flows through (for the signature) and stops a stream that grows past the limit. */
 class Collect extends Transform {
   readonly chunks: Buffer[] = [];
-  size = 0;
+  byteCount = 0;
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
-    this.size += chunk.length;
-    if (this.size > MAX_ARTIFACT_BYTES) {
+    this.byteCount += chunk.length;
+    if (this.byteCount > MAX_ARTIFACT_BYTES) {
       done(new DomainError("payload_too_large", `An artifact may be at most ${MAX_ARTIFACT_BYTES} bytes.`));
       return;
     }
@@ -127,7 +127,7 @@ export async function publishRelease(
     contentType,
   );
   try {
-    const bytes = Buffer.concat(collect.chunks, collect.size);
+    const bytes = Buffer.concat(collect.chunks, collect.byteCount);
     collect.chunks.length = 0;
     const { kid, signature } = services.keyring.sign(bytes);
     const [row] = await db
