@@ -23,5 +23,5 @@ echo "== Test suite on the system PostgreSQL server"
 DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" SHELF_TEST_REUSE_BUILD=1 npx vitest run
 
 echo "== Benchmark smoke run (1 s per scenario; the figures are not meaningful, the run must not fail)"
-SHELF_BENCH_SECONDS=1 SHELF_BENCH_WARMUP_SECONDS=0 SHELF_BENCH_OUTPUT="${TMPDIR:-/tmp}/shelf-bench-smoke.md" \
+SHELF_BENCH_SECONDS=1 SHELF_BENCH_WARMUP_SECONDS=0 SHELF_BENCH_DOWNLOAD_MB=64 SHELF_BENCH_OUTPUT="${TMPDIR:-/tmp}/shelf-bench-smoke.md" \
   DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" npm run bench

@@ -287,6 +287,83 @@ describe("release:yank", () => {
   });
 });
 
+describe("release:publish and asset:put", () => {
+  it("publishes a file once per version with its measured sha256, and refuses mistakes before storing anything", async () => {
+    const product = await createProduct(testDb.db);
+    const file = path.join(dataDir, "tool-2.0.0.zip");
+    const bytes = Buffer.from("a release file's bytes");
+    await fs.writeFile(file, bytes);
+    const published = await adminJson(
+      "release:publish",
+      ...["--product", String(product.id), "--version", "2.0.0", "--file", file, "--channel", "beta"],
+      ...["--notes-en", "New", "--min-os", "13.0", "--build", "200", "--platform", "macos-arm64", "--critical"],
+    );
+    expect(published).toMatchObject({
+      product_id: product.id,
+      version: "2.0.0",
+      channel: "beta",
+      build: "200",
+      filename: "tool-2.0.0.zip",
+      sha256: sha256("a release file's bytes"),
+      size: bytes.length,
+      content_type: "application/zip",
+    });
+    expect(Buffer.from(published.signature, "base64")).toHaveLength(64);
+    const [row] = await testDb.db.select().from(schema.releases).where(eq(schema.releases.id, published.id));
+    expect(row).toMatchObject({ minOsVersion: "13.0", platform: "macos-arm64", critical: true, notesEn: "New" });
+
+    const again = ["release:publish", "--product", String(product.id), "--file", file];
+    await expectFailure([...again, "--version", "2.0.0"], /Version 2\.0\.0 of product \d+ is already published/);
+    await expectFailure([...again, "--version", "2.0"], /--version must be a semantic version/);
+    await expectFailure([...again, "--version", "2.1.0", "--channel", "nightly"], /--channel/);
+    await expectFailure([...again, "--version", "2.1.0", "--platform", "amiga"], /--platform must be/);
+    await expectFailure(
+      ["release:publish", "--product", String(product.id), "--version", "2.1.0", "--file", `${file}.missing`],
+      /no such file/,
+    );
+    await expectFailure(
+      ["release:publish", "--product", "2000000000", "--version", "2.1.0", "--file", file],
+      /There is no product 2000000000/,
+    );
+    expect(await testDb.db.$count(schema.releases, eq(schema.releases.productId, product.id))).toBe(1);
+  }, 60_000);
+
+  it("stores a content asset at a path, replaces it, and refuses traversal", async () => {
+    const product = await createProduct(testDb.db);
+    const file = path.join(dataDir, "install.sh");
+    await fs.writeFile(file, "#!/bin/sh\n");
+    const first = await adminJson(
+      "asset:put",
+      "--product",
+      String(product.id),
+      "--path",
+      "install/macos.sh",
+      "--file",
+      file,
+    );
+    expect(first).toMatchObject({
+      path: "install/macos.sh",
+      size: 10,
+      content_type: "application/x-sh",
+      replaced: false,
+    });
+    const second = await adminJson(
+      "asset:put",
+      "--product",
+      String(product.id),
+      "--path",
+      "install/macos.sh",
+      "--file",
+      file,
+    );
+    expect(second).toMatchObject({ id: first.id, replaced: true });
+    await expectFailure(
+      ["asset:put", "--product", String(product.id), "--path", "install/../../x", "--file", file],
+      /--path must be a relative path/,
+    );
+  }, 60_000);
+});
+
 describe("signing:public-key", () => {
   it("prints the signing key's Sparkle public key without opening the database, the same every time", async () => {
     const first = await adminJson("signing:public-key");

@@ -8,7 +8,7 @@ export const ACCOUNT_API_DOCUMENT = {
     title: "Shelf API",
     version: "1",
     description:
-      "The account API: library, products, releases and update checks. Send an account API key as `Authorization: Bearer <key>`.",
+      "The account API: library, products, releases, update checks, install plans, release files and content assets; and the app host's Sparkle appcasts and release downloads. Send an account API key as `Authorization: Bearer <key>` (never in a URL); signed download links carry no key.",
   },
 };
 
