@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { domainErrors } from "../errors";
+import { isPumpable } from "../storage/pump";
 import type { EdgeRequest } from "./request";
 import { bodyLength, domainErrorBody, type EdgeResult, errorToResponse, isStream, jsonResult } from "./results";
 
@@ -48,10 +49,13 @@ export async function writeNode(
   }
   res.writeHead(result.status, result.headers);
   try {
-    await pipeline(stream, res);
+    if (isPumpable(stream)) await stream.pumpTo(res);
+    else await pipeline(stream, res);
   } catch {
     // The client went away, or the storage failed mid-file: the connection is cut, which the client can see.
     res.destroy();
+  } finally {
+    stream.destroy();
   }
 }
 
