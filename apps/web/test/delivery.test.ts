@@ -5,7 +5,14 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { opensslVerifies, parseAppcast, recordSecretsIn, SPARKLE_NAMESPACE_URI, sparkleText } from "@shelf/api/testing";
+import {
+  aria2cArgs,
+  opensslVerifies,
+  parseAppcast,
+  recordSecretsIn,
+  SPARKLE_NAMESPACE_URI,
+  sparkleText,
+} from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "./server";
@@ -149,21 +156,7 @@ describe("publishing with the CLI and downloading from the running service", () 
 
   it("downloads the same link in four parallel ranges with aria2c, ending with the plan's sha256", async () => {
     const plan = await installPlan();
-    const result = await run("aria2c", [
-      "-x4",
-      "-s4",
-      "-k1M",
-      "--allow-overwrite=true",
-      "--auto-file-renaming=false",
-      "--file-allocation=none",
-      "--console-log-level=warn",
-      "--summary-interval=0",
-      "-d",
-      dataDir,
-      "-o",
-      "aria2.zip",
-      plan.download_url,
-    ]);
+    const result = await run("aria2c", aria2cArgs(plan.download_url, dataDir, "aria2.zip"));
     expect(result.code, result.stdout).toBe(0);
     expect(await sha256Of(path.join(dataDir, "aria2.zip"))).toBe(plan.sha256);
   }, 120_000);

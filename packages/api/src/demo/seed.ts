@@ -5,10 +5,9 @@ import { schema } from "@shelf/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { deriveKeySecret, hashKeySecret } from "../auth/key-secret";
 import type { DeliveryFiles } from "../delivery";
-import { contentTypeOf } from "../delivery/artifacts";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
 import { createApiKey, revokeApiKey, toApiKeyRecord } from "../routers/keys/service";
-import { putContentAsset } from "../routers/products/publish";
+import { putContentAsset, storeSignedArtifact } from "../routers/products/publish";
 import {
   DEMO_EMAIL,
   DEMO_KEY_NAME,
@@ -119,24 +118,13 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
     for (const release of missing) {
       const format = product.releases.find((planned) => planned.version === release.version)?.artifactFormat;
       const filename = `${product.slug}-${release.version}${format ? `.${format}` : ""}`;
-      const bytes = demoArtifact(product.slug, release.version);
-      const contentType = contentTypeOf(filename);
-      const stored = await files.store.put(Readable.from([bytes]), contentType);
-      const { kid, signature } = files.keyring.sign(bytes);
+      const artifact = await storeSignedArtifact(files, filename, [demoArtifact(product.slug, release.version)]);
       const updated = await db
         .update(releases)
-        .set({
-          artifactKey: stored.key,
-          artifactFilename: filename,
-          artifactContentType: contentType,
-          artifactSha256: stored.sha256,
-          artifactSize: stored.size,
-          artifactEdSignature: signature.toString("base64"),
-          signingKid: kid,
-        })
+        .set(artifact)
         .where(and(eq(releases.id, release.id), isNull(releases.artifactKey)))
         .returning({ id: releases.id });
-      if (updated.length === 0) await files.store.remove(stored.key);
+      if (updated.length === 0) await files.store.remove(artifact.artifactKey);
     }
     for (const asset of product.installAssets ?? []) {
       const [present] = await db

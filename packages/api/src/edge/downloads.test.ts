@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey } from "../testing";
+import { aria2cArgs, createAccountWithKey } from "../testing";
 
 const apiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const tsx = path.resolve(apiDir, "../../node_modules/.bin/tsx");
@@ -124,22 +124,7 @@ describe("a 1 GiB file through a plain route", () => {
   it("downloads in four parallel ranges with aria2c -x4 and ends with the right sha256, memory flat", async () => {
     const pid = await servingPid(server.pid as number);
     const before = await peakRssMiB(pid);
-    const exitCode = await run("aria2c", [
-      "-x4",
-      "-s4",
-      "-k1M",
-      `--header=Authorization: Bearer ${key}`,
-      "--allow-overwrite=true",
-      "--auto-file-renaming=false",
-      "--file-allocation=none",
-      "--console-log-level=warn",
-      "--summary-interval=0",
-      "-d",
-      workDir,
-      "-o",
-      "aria2.bin",
-      url,
-    ]);
+    const exitCode = await run("aria2c", aria2cArgs(url, workDir, "aria2.bin", [`Authorization: Bearer ${key}`]));
     expect(exitCode).toBe(0);
     const out = path.join(workDir, "aria2.bin");
     expect((await fs.stat(out)).size).toBe(SIZE);

@@ -9,7 +9,7 @@ import S3rver from "@20minutes/s3rver";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishRelease } from "../routers/products/publish";
-import { createAccountWithKey, createApiClient, createProduct, grantEntitlement } from "../testing";
+import { aria2cArgs, createAccountWithKey, createApiClient, createProduct, grantEntitlement } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { createFilesystemStore } from "./filesystem";
 import { createS3Store } from "./s3";
@@ -142,21 +142,7 @@ describe("presigned object URLs (S3)", () => {
     expect(Buffer.from(await ranged.arrayBuffer())).toEqual(bytes.subarray(100, 200));
 
     const out = path.join(workDir, "aria2.zip");
-    await promisify(execFile)("aria2c", [
-      "-x4",
-      "-s4",
-      "-k1M",
-      "--allow-overwrite=true",
-      "--auto-file-renaming=false",
-      "--file-allocation=none",
-      "--console-log-level=warn",
-      "--summary-interval=0",
-      "-d",
-      workDir,
-      "-o",
-      "aria2.zip",
-      plan.download_url,
-    ]);
+    await promisify(execFile)("aria2c", aria2cArgs(plan.download_url, workDir, "aria2.zip"));
     expect(sha256(await fs.readFile(out))).toBe(plan.sha256);
 
     const tampered = plan.download_url.replace(/X-Amz-Signature=(.)/, (_: string, c: string) =>

@@ -1,5 +1,6 @@
 export * from "./appcast";
 export * from "./delivery";
+export * from "./downloaders";
 export * from "./factories";
 export * from "./harness";
 export * from "./openssl";

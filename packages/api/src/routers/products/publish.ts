@@ -102,6 +102,34 @@ function versionTaken(productId: number, version: string) {
 }
 
 /**
+ * Streams a release file into the store (which measures its sha256 and size) and signs it with the signing key
+ * (Ed25519 over the whole file, Sparkle's edSignature): the release columns that describe it, all set together.
+ */
+export async function storeSignedArtifact(
+  services: { store: ArtifactStore; keyring: SigningKeyring },
+  filename: string,
+  source: ByteSource,
+) {
+  const contentType = contentTypeOf(filename);
+  const collect = new Collect();
+  const stored = await services.store.put(
+    pipeline(Readable.from(source), collect, () => {}),
+    contentType,
+  );
+  const { kid, signature } = services.keyring.sign(Buffer.concat(collect.chunks, collect.byteCount));
+  collect.chunks.length = 0;
+  return {
+    artifactKey: stored.key,
+    artifactFilename: filename,
+    artifactContentType: contentType,
+    artifactSha256: stored.sha256,
+    artifactSize: stored.size,
+    artifactEdSignature: signature.toString("base64"),
+    signingKid: kid,
+  };
+}
+
+/**
  * Publishes a release: streams the artifact into the store (which measures its sha256 and size), signs it with the
  * signing key (Ed25519 over the whole file, for Sparkle), and records the release. A version is published once per
  * product; anything that fails on the way leaves neither a release nor a stored object behind.
@@ -120,16 +148,8 @@ export async function publishRelease(
     .where(and(eq(releases.productId, input.productId), eq(releases.version, input.version)));
   if (existing) throw versionTaken(input.productId, input.version);
 
-  const contentType = contentTypeOf(input.filename);
-  const collect = new Collect();
-  const stored = await services.store.put(
-    pipeline(Readable.from(source), collect, () => {}),
-    contentType,
-  );
+  const artifact = await storeSignedArtifact(services, input.filename, source);
   try {
-    const bytes = Buffer.concat(collect.chunks, collect.byteCount);
-    collect.chunks.length = 0;
-    const { kid, signature } = services.keyring.sign(bytes);
     const [row] = await db
       .insert(releases)
       .values({
@@ -143,14 +163,8 @@ export async function publishRelease(
         minOsVersion: input.minOsVersion ?? null,
         platform: input.platform ?? null,
         critical: input.critical,
-        artifactKey: stored.key,
-        artifactFilename: input.filename,
         artifactFormat: formatOf(input.filename),
-        artifactContentType: contentType,
-        artifactSha256: stored.sha256,
-        artifactSize: stored.size,
-        artifactEdSignature: signature.toString("base64"),
-        signingKid: kid,
+        ...artifact,
       })
       .returning();
     const release = row as typeof releases.$inferSelect;
@@ -160,16 +174,16 @@ export async function publishRelease(
       version: release.version,
       channel: release.channel,
       build: release.build,
-      filename: input.filename,
-      content_type: contentType,
-      sha256: stored.sha256,
-      size: stored.size,
-      signature: release.artifactEdSignature as string,
-      signing_kid: kid,
+      filename: artifact.artifactFilename,
+      content_type: artifact.artifactContentType,
+      sha256: artifact.artifactSha256,
+      size: artifact.artifactSize,
+      signature: artifact.artifactEdSignature,
+      signing_kid: artifact.signingKid,
       released_at: release.releasedAt.toISOString(),
     };
   } catch (error) {
-    await services.store.remove(stored.key);
+    await services.store.remove(artifact.artifactKey);
     if (isUniqueViolation(error, "releases_product_version_key")) throw versionTaken(input.productId, input.version);
     throw error;
   }
