@@ -7,6 +7,7 @@ import {
   createMetrics,
   createRateLimiter,
   loadDeliveryFiles,
+  storeReadiness,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { createEdgeServer, type Edge } from "@shelf/api/edge";
@@ -48,6 +49,7 @@ async function main() {
   });
 
   const files = await loadDeliveryFiles(config.api, config.db.SHELF_DATA_DIR);
+  const artifactsReady = storeReadiness(files.store);
   let demoKey: string | undefined;
   if (config.web.SHELF_DEMO) {
     const secret = await loadDemoSecret(config.db.SHELF_DATA_DIR);
@@ -70,11 +72,11 @@ async function main() {
       metrics,
       metricsToken: config.web.SHELF_METRICS_TOKEN,
       readiness: async () => {
-        const db = await health.check();
+        const [db, artifacts] = await Promise.all([health.check(), artifactsReady()]);
         const store = rateLimiter.store();
         return {
-          ready: db.reachable && db.migrated && store.reachable,
-          checks: { database: db, rate_limit_store: store },
+          ready: db.reachable && db.migrated && store.reachable && artifacts.reachable,
+          checks: { database: db, rate_limit_store: store, artifact_store: artifacts },
         };
       },
     },

@@ -54,7 +54,7 @@ describe("the running service", () => {
 });
 
 describe("the operator's endpoints", () => {
-  it("answers /healthz and /readyz cheaply, with the database and rate-limit store checked", async () => {
+  it("answers /healthz and /readyz cheaply, with the database, rate-limit and artifact stores checked", async () => {
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok" });
@@ -66,6 +66,7 @@ describe("the operator's endpoints", () => {
       checks: {
         database: { reachable: true, migrated: true },
         rate_limit_store: { mode: "memory", reachable: true },
+        artifact_store: { kind: "filesystem", reachable: true },
       },
     });
     expect((await fetch(`${server.url}/readyz`, { method: "POST" })).status).toBe(405);

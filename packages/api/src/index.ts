@@ -4,7 +4,14 @@ export type { Caller, CallerType, Credential } from "./auth/caller";
 export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { hashPassword, verifyPassword } from "./auth/password";
 export { type Context, createContext } from "./context";
-export { createArtifactStore, createDelivery, type Delivery, type DeliveryFiles, loadDeliveryFiles } from "./delivery";
+export {
+  createArtifactStore,
+  createDelivery,
+  type Delivery,
+  type DeliveryFiles,
+  loadDeliveryFiles,
+  storeReadiness,
+} from "./delivery";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv, signingKeysFile } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";

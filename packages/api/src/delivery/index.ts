@@ -63,3 +63,15 @@ export async function createDelivery(options: {
     appUrl,
   };
 }
+
+/**
+ * The artifact store's readiness for /readyz, asked at most every few seconds (an S3 HEAD per poll would be waste):
+ * `{kind, reachable}`.
+ */
+export function storeReadiness(store: ArtifactStore, cacheMs = 5000) {
+  let last: { at: number; reachable: Promise<boolean> } | undefined;
+  return async () => {
+    if (!last || Date.now() - last.at > cacheMs) last = { at: Date.now(), reachable: store.check() };
+    return { kind: store.kind, reachable: await last.reachable };
+  };
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream, constants as fsConstants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { Readable, type Writable } from "node:stream";
@@ -71,6 +71,16 @@ export function createFilesystemStore(root: string): ArtifactStore {
 
     async presign() {
       return null;
+    },
+
+    async check() {
+      try {
+        await fs.mkdir(root, { recursive: true });
+        await fs.access(root, fsConstants.R_OK | fsConstants.W_OK);
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }

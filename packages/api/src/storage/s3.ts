@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { pipeline, Readable } from "node:stream";
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { type ByteRange, contentDisposition } from "../plain";
@@ -90,6 +98,25 @@ export function createS3Store(options: S3StoreOptions): ArtifactStore & { client
         ResponseContentType: contentType,
       });
       return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
+    },
+
+    async check() {
+      // A small marker object: read on every check, written when missing, so the check proves the bucket answers
+      // and lets this instance read and write (with HEAD and PUT alone, which every S3-compatible server supports).
+      const marker = { Bucket, Key: objectKey(".shelf-store-check") };
+      const signal = { abortSignal: AbortSignal.timeout(3000) };
+      try {
+        await client.send(new HeadObjectCommand(marker), signal);
+        return true;
+      } catch (error) {
+        if (!(error instanceof NotFound)) return false;
+      }
+      try {
+        await client.send(new PutObjectCommand({ ...marker, Body: "shelf", ContentType: "text/plain" }), signal);
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }

@@ -94,11 +94,32 @@ for (const name of ["filesystem", "s3"]) {
       await store().remove(stored.key);
     });
 
+    it("says it is ready when it can be written and read", async () => {
+      expect(await store().check()).toBe(true);
+    });
+
     it("never opens a key it did not make", async () => {
       await expect(store().open("artifacts/00/../../../etc/passwd")).rejects.toBeInstanceOf(MissingObjectError);
     });
   });
 }
+
+describe("readiness", () => {
+  it("is false for a bucket that does not exist and a folder that cannot be made", async () => {
+    const missingBucket = createS3Store({
+      bucket: "no-such-bucket",
+      endpoint: s3Endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+      forcePathStyle: true,
+      prefix: "",
+    });
+    expect(await missingBucket.check()).toBe(false);
+    const blocked = path.join(workDir, "a-file");
+    await fs.writeFile(blocked, "not a folder");
+    expect(await createFilesystemStore(path.join(blocked, "artifacts")).check()).toBe(false);
+  });
+});
 
 /** Every object a store holds, by listing what it wrote where it writes. */
 async function listObjects(name: string): Promise<string[]> {

@@ -36,6 +36,8 @@ export interface ArtifactStore {
    * downloads go through the service's own signed route.
    */
   presign(key: string, options: PresignOptions): Promise<string | null>;
+  /** Whether the store can be written and read right now (the folder is writable; the bucket answers). */
+  check(): Promise<boolean>;
 }
 
 /** Counts and hashes what flows through, unchanged. */
