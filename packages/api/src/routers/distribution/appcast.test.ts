@@ -180,6 +180,7 @@ describe("the Sparkle appcast", () => {
     const path = `/distribution/v1/products/${product.id}/appcast.xml`;
     const first = await request(path);
     expect(first.headers.get("cache-control")).toBe("public, max-age=60");
+    expect(first.headers.get("vary")).toBe("Authorization");
     const etag = first.headers.get("etag") as string;
     const lastModified = first.headers.get("last-modified") as string;
     expect(etag).toMatch(/^W\/"/);

@@ -30,7 +30,11 @@ export const distributionRouter = router({
     .input(z.object({ id: IdParam, channel: z.enum(releaseChannels).optional() }))
     .output(TextOutput)
     .use(requireDelivery)
-    .query(({ ctx, input }) => appcast(ctx.db, ctx.delivery, ctx.caller, input.id, input.channel)),
+    .query(({ ctx, input }) => {
+      // What the feed lists depends on the key: a shared cache must not hand one reader's feed to another.
+      ctx.res.headers.vary = "Authorization";
+      return appcast(ctx.db, ctx.delivery, ctx.caller, input.id, input.channel);
+    }),
 
   releaseDownload: publicProcedure
     .meta({
