@@ -91,6 +91,7 @@ async function main() {
     log,
     baseUrl,
     delivery,
+    keyBrand: config.api.SHELF_KEY_PREFIX,
     rateLimiter,
     trustProxy: config.api.SHELF_TRUST_PROXY,
   });

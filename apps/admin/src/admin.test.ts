@@ -3,16 +3,15 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { defaultAbilities, loadDeliveryFiles, loadDemoSecret, readApiEnv, seedDemo, verifyPassword } from "@shelf/api";
 import { countDemoRows } from "@shelf/api/demo";
-import { callerFor, createAccount, createKey, createProduct, createRelease, recordSecretsIn } from "@shelf/api/testing";
+import { callerFor, createAccount, createKey, createProduct, createRelease } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, cliHarness, repoRoot } from "./cli-harness";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 
 let testDb: TestDatabase;
@@ -27,44 +26,7 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-type CliResult = { code: number; stdout: string; stderr: string };
-
-/** The real CLI in a child process, on this file's database. */
-function admin(...args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      tsx,
-      ["apps/admin/src/main.ts", ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: testDb.url, SHELF_KEY_PREFIX: "shelf", SHELF_DATA_DIR: dataDir },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        recordSecretsIn(stdout);
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** A successful --json run: exactly one JSON object on stdout. */
-async function adminJson(...args: string[]) {
-  const result = await admin(...args, "--json");
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  expect(result.stdout.trim().split("\n")).toHaveLength(1);
-  // biome-ignore lint/suspicious/noExplicitAny: the output is asserted field by field
-  return JSON.parse(result.stdout) as Record<string, any>;
-}
-
-async function expectFailure(args: string[], message: RegExp, code = 1) {
-  const result = await admin(...args);
-  expect(result.code, result.stderr).toBe(code);
-  expect(result.stderr).toMatch(message);
-  expect(result.stdout).toBe("");
-}
+const { admin, adminJson, expectFailure } = cliHarness(() => ({ databaseUrl: testDb.url, dataDir }));
 
 const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

@@ -86,3 +86,18 @@ export function optionalAbilities(values: OptionValues, name: string): Ability[]
   }
   return [...new Set(abilities)] as Ability[];
 }
+
+/** A comma-separated list (`a,b`): items trimmed, empty ones and repeats dropped. */
+export function optionalList(values: OptionValues, name: string): string[] | undefined {
+  const raw = optionalString(values, name);
+  if (raw === undefined) return undefined;
+  const items = [...new Set(raw.split(",").map((item) => item.trim()))].filter(Boolean);
+  if (items.length === 0) throw new UsageError(`--${name} needs at least one item.`);
+  return items;
+}
+
+export function requiredDate(values: OptionValues, name: string): Date {
+  const value = optionalDate(values, name);
+  if (value === undefined) throw new UsageError(`--${name} is required.`);
+  return value;
+}

@@ -1,28 +1,39 @@
 import { parseArgs } from "node:util";
-import { createArtifactStore, DomainError, readApiEnv, safeError, signingKeysFile, ValidationError } from "@shelf/api";
+import { createArtifactStore, DomainError, readApiEnv, safeError, signingKeySource, ValidationError } from "@shelf/api";
 import { createDb, type Database, databaseUnavailable } from "@shelf/db";
 import { readDbEnv, SetupError } from "@shelf/db/env";
 import { UsageError } from "./args";
 import type { Command, CommandContext, CommandOutput } from "./command";
 import { accountCreate } from "./commands/account";
 import { demo } from "./commands/demo";
+import { deviceDeactivate, deviceList } from "./commands/device";
 import { entitlementGrant } from "./commands/entitlement";
 import { keyCreate, keyRevoke } from "./commands/key";
-import { productCreate } from "./commands/product";
+import { passGrant } from "./commands/pass";
+import { policyRestore, policyRevoke, policySet } from "./commands/policy";
+import { productCreate, productUpdate } from "./commands/product";
 import { assetPut, releasePublish, releaseYank } from "./commands/release";
-import { signingPublicKey } from "./commands/signing";
+import { signingPublicKey, signingRotate } from "./commands/signing";
 
 export const commands: Command[] = [
   accountCreate,
   keyCreate,
   keyRevoke,
   productCreate,
+  productUpdate,
   entitlementGrant,
   releasePublish,
   releaseYank,
   assetPut,
-  demo,
+  passGrant,
+  deviceList,
+  deviceDeactivate,
+  policySet,
+  policyRevoke,
+  policyRestore,
   signingPublicKey,
+  signingRotate,
+  demo,
 ];
 
 export type Io = {
@@ -61,6 +72,16 @@ const flagForField: Record<string, string> = {
   build: "--build",
   platform: "--platform",
   path: "--path",
+  until: "--until",
+  graceDays: "--grace-days",
+  tier: "--tier",
+  features: "--features",
+  apps: "--apps",
+  manualSteps: "--manual-steps",
+  minClientVersion: "--min-client-version",
+  recheckHours: "--recheck-hours",
+  ttlDays: "--ttl-days",
+  id: "--id",
 };
 
 function usage(): string {
@@ -161,7 +182,7 @@ function localContext() {
   return {
     brand: api.SHELF_KEY_PREFIX,
     dataDir: db.SHELF_DATA_DIR,
-    signingKeysFile: signingKeysFile(api, db.SHELF_DATA_DIR),
+    signingKeys: signingKeySource(api, db.SHELF_DATA_DIR),
     store: createArtifactStore(api, db.SHELF_DATA_DIR),
     dbEnv: db,
   };

@@ -1,4 +1,4 @@
-import type { ArtifactStore } from "@shelf/api";
+import type { ArtifactStore, SigningKeySource } from "@shelf/api";
 import type { Database } from "@shelf/db";
 import type { OptionValues } from "./args";
 
@@ -8,8 +8,8 @@ export type CommandContext = {
   brand: string;
   /** The data folder (`SHELF_DATA_DIR`): the embedded database, the demo secret. */
   dataDir: string;
-  /** The signing key set (`SHELF_SIGNING_KEYS_FILE`, else in the data folder). */
-  signingKeysFile: string;
+  /** The signing key set (`SHELF_SIGNING_KEYS`, the file `SHELF_SIGNING_KEYS_FILE` names, else in the data folder). */
+  signingKeys: SigningKeySource;
   /** Where artifacts are stored: the S3 bucket of the settings, else the data folder's artifacts/. */
   store: ArtifactStore;
   readStdin: () => Promise<string>;

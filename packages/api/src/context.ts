@@ -14,6 +14,10 @@ export type Context = {
   baseUrl: string;
   /** Artifact storage, download links and signing: set by entry points that deliver files. */
   delivery?: Delivery;
+  /** The request's Accept-Language, for the answers that speak Korean and English. */
+  acceptLanguage?: string;
+  /** The brand prefix of keys this service issues (`SHELF_KEY_PREFIX`). */
+  keyBrand: string;
   res: ResponseState;
 };
 
@@ -22,8 +26,13 @@ export type CreateContextOptions = {
   credential: Credential;
   baseUrl: string;
   delivery?: Delivery;
+  acceptLanguage?: string;
+  keyBrand?: string;
 };
 
+/** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */
+export const DEFAULT_KEY_BRAND = "shelf";
+
 export function createContext(options: CreateContextOptions): Context {
-  return { ...options, res: { headers: {} } };
+  return { ...options, keyBrand: options.keyBrand ?? DEFAULT_KEY_BRAND, res: { headers: {} } };
 }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { envErrorLine, optionalSetting, SetupError } from "@shelf/db/env";
 import { z } from "zod";
+import type { SigningKeySource } from "./signing/keyring";
 
 const ApiEnv = z
   .object({
@@ -17,6 +18,8 @@ const ApiEnv = z
     SHELF_TRUST_PROXY: z.stringbool().default(false),
     /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */
     SHELF_SIGNING_KEYS_FILE: optionalSetting(),
+    /** The signing key set itself (the key file's JSON), for deployments that keep secrets in the environment. */
+    SHELF_SIGNING_KEYS: optionalSetting(),
     /** Public base URL of the app host (feeds, release downloads, signed download links); unset: SHELF_BASE_URL. */
     SHELF_APP_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())
@@ -54,6 +57,13 @@ const ApiEnv = z
         message: "and SHELF_S3_ACCESS_KEY_ID are set together or not at all",
       });
     }
+    if (env.SHELF_SIGNING_KEYS !== undefined && env.SHELF_SIGNING_KEYS_FILE !== undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["SHELF_SIGNING_KEYS"],
+        message: "and SHELF_SIGNING_KEYS_FILE both name the signing key set: set one of them",
+      });
+    }
     if (env.SHELF_S3_BUCKET === undefined && (env.SHELF_S3_ENDPOINT || env.SHELF_S3_ACCESS_KEY_ID)) {
       context.addIssue({
         code: "custom",
@@ -71,7 +81,8 @@ export function readApiEnv(env: NodeJS.ProcessEnv = process.env): ApiEnv {
   return parsed.data;
 }
 
-/** Where the signing key set lives. */
-export function signingKeysFile(env: ApiEnv, dataDir: string): string {
-  return env.SHELF_SIGNING_KEYS_FILE ?? path.join(dataDir, "signing-keys.json");
+/** Where the signing key set comes from: the environment itself, the file it names, else the data folder. */
+export function signingKeySource(env: ApiEnv, dataDir: string): SigningKeySource {
+  if (env.SHELF_SIGNING_KEYS !== undefined) return { kind: "inline", text: env.SHELF_SIGNING_KEYS };
+  return { kind: "file", path: env.SHELF_SIGNING_KEYS_FILE ?? path.join(dataDir, "signing-keys.json") };
 }

@@ -26,6 +26,10 @@ export const domainErrors = {
   order_not_found: { status: 404, message: "Order not found." },
   method_not_allowed: { status: 405, message: "Method not allowed." },
   api_key_limit_reached: { status: 409, message: "No free key slot: revoke a key first." },
+  device_limit_reached: {
+    status: 409,
+    message: "Every device seat of this product is taken: release a device to activate this one.",
+  },
   conflict: { status: 409, message: "The request conflicts with the current state." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send the body as application/json." },

@@ -13,16 +13,30 @@ export {
   storeReadiness,
 } from "./delivery";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
-export { type ApiEnv, readApiEnv, signingKeysFile } from "./env";
+export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
 export { createMetrics, type Metrics } from "./metrics";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accounts from "./routers/accounts/service";
+export * as policyAdmin from "./routers/client-config/admin-service";
+export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
 export * as productAdmin from "./routers/products/admin-service";
 export * as publishing from "./routers/products/publish";
-export { loadSigningKeyring, rawPublicKey, type SigningKey, type SigningKeyring, thumbprint } from "./signing/keyring";
+export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
+export {
+  loadSigningKeyring,
+  type Rotation,
+  rawPublicKey,
+  rotateSigningKey,
+  type SigningKey,
+  type SigningKeyring,
+  type SigningKeySource,
+  type SigningPurpose,
+  signingPurposes,
+  thumbprint,
+} from "./signing/keyring";
 export type { ArtifactStore, StoredObject } from "./storage/store";

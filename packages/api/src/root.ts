@@ -1,12 +1,20 @@
+import { clientConfigRouter } from "./routers/client-config/router";
+import { devicesRouter } from "./routers/devices/router";
 import { distributionRouter } from "./routers/distribution/router";
 import { libraryRouter } from "./routers/library/router";
+import { licensingRouter } from "./routers/licensing/router";
 import { productsRouter } from "./routers/products/router";
+import { setupRouter } from "./routers/setup/router";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   library: libraryRouter,
   products: productsRouter,
   distribution: distributionRouter,
+  license: licensingRouter,
+  setup: setupRouter,
+  device: devicesRouter,
+  clientConfig: clientConfigRouter,
 });
 
 export type AppRouter = typeof appRouter;

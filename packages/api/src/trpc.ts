@@ -30,6 +30,11 @@ export type RequestExample = {
   query?: Record<string, string>;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * The key the success row sends instead of the matrix's own full key: for a route that needs a key of its own
+   * kind (a product key) or revokes the key it is called with.
+   */
+  key?: string;
 };
 
 export type RouteExample = {
@@ -58,6 +63,13 @@ export type Meta = OpenApiMeta & {
   anonymous?: boolean;
   /** For procedures with a `{product}` input: `visible` hides unpublished products from accounts without access. */
   product?: "visible" | "entitled";
+  /**
+   * `product`: only a key scoped to the path's product may call (contract 7: any other key gets 403
+   * `product_api_key_scope_required`), e.g. a device releasing its own product key.
+   */
+  keyScope?: "product";
+  /** The call revokes the key it is made with (logout, releasing a device key): documented, and fuzzed with spares. */
+  revokesKey?: boolean;
   /** HTTP status of success, when it is not 200. */
   successStatus?: 201 | 202 | 204;
   /** A plain (non-JSON) REST route, served by the edge through the same procedure. */

@@ -10,3 +10,6 @@ export type ApiKeyKind = (typeof apiKeyKinds)[number];
 
 export const releaseChannels = ["stable", "beta", "alpha", "dev"] as const;
 export type ReleaseChannel = (typeof releaseChannels)[number];
+
+export const subscriptionStatuses = ["active", "trialing", "past_due", "cancelled", "expired"] as const;
+export type SubscriptionStatus = (typeof subscriptionStatuses)[number];

@@ -11,8 +11,8 @@ export const demo: Command = {
   ],
   options: {},
   prepare() {
-    return async ({ db, brand, dataDir, store, signingKeysFile }) => {
-      const files = { store, keyring: await loadSigningKeyring(signingKeysFile) };
+    return async ({ db, brand, dataDir, store, signingKeys }) => {
+      const files = { store, keyring: await loadSigningKeyring(signingKeys) };
       const result = await seedDemo(db, { brand, secret: await loadDemoSecret(dataDir), files });
       return {
         json: {

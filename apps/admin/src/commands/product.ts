@@ -1,5 +1,5 @@
 import { productAdmin } from "@shelf/api";
-import { flag, optionalInteger, optionalString, requiredString, UsageError } from "../args";
+import { flag, optionalInteger, optionalString, requiredInteger, requiredString, UsageError } from "../args";
 import type { Command } from "../command";
 
 export const productCreate: Command = {
@@ -42,6 +42,52 @@ export const productCreate: Command = {
       return {
         json: product,
         text: `Created product ${product.id}: ${product.name}${slug}, ${product.kind}, ${price}, ${product.published ? "published" : "unpublished"}.`,
+      };
+    };
+  },
+};
+
+export const productUpdate: Command = {
+  name: "product:update",
+  summary: "Change a product's device limit or its manual's steps",
+  synopsis: "--id ID [--device-limit N|none] [--manual-steps JSON]",
+  details: [
+    "--device-limit: how many devices may hold a seat (none: no limit). Lowering it keeps the seats already taken;",
+    'new devices wait for a free one. --manual-steps: a JSON array of strings, e.g. \'["Download","Open it"]\'; setup',
+    "progress counts against these steps.",
+  ],
+  options: { id: { type: "string" }, "device-limit": { type: "string" }, "manual-steps": { type: "string" } },
+  prepare(values) {
+    const id = requiredInteger(values, "id", { min: 1 });
+    const limit = optionalString(values, "device-limit");
+    const steps = optionalString(values, "manual-steps");
+    if (limit === undefined && steps === undefined) {
+      throw new UsageError("Name at least one of --device-limit and --manual-steps.");
+    }
+    const deviceLimit =
+      limit === undefined
+        ? undefined
+        : limit.trim() === "none"
+          ? null
+          : optionalInteger(values, "device-limit", { min: 1 });
+    let manualSteps: string[] | undefined;
+    if (steps !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(steps);
+      } catch {
+        throw new UsageError('--manual-steps must be a JSON array of strings, e.g. ["Download","Open it"].');
+      }
+      if (!Array.isArray(parsed) || !parsed.every((step) => typeof step === "string")) {
+        throw new UsageError('--manual-steps must be a JSON array of strings, e.g. ["Download","Open it"].');
+      }
+      manualSteps = parsed;
+    }
+    return async ({ db }) => {
+      const product = await productAdmin.updateProduct(db, { id, deviceLimit, manualSteps });
+      return {
+        json: product,
+        text: `Updated product ${product.id} (${product.name}): device limit ${product.device_limit ?? "none"}, ${product.manual_steps.length} manual step(s).`,
       };
     };
   },

@@ -41,13 +41,13 @@ export const releasePublish: Command = {
       platform: optionalString(values, "platform"),
       critical: flag(values, "critical"),
     };
-    return async ({ db, store, signingKeysFile }) => {
+    return async ({ db, store, signingKeys }) => {
       const source = await openInputFile(file, "file");
       if (source.size > publishing.MAX_ARTIFACT_BYTES) {
         source.stream.destroy();
         throw new UsageError(`--file ${file}: ${source.size} bytes; a release file may be at most 2 GiB.`);
       }
-      const keyring = await loadSigningKeyring(signingKeysFile);
+      const keyring = await loadSigningKeyring(signingKeys);
       const release = await publishing.publishRelease(db, { store, keyring }, input, source.stream);
       return {
         json: release,

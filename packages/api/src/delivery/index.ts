@@ -1,6 +1,6 @@
 import path from "node:path";
 import { loadDataFolderSecret } from "../data-secret";
-import { type ApiEnv, signingKeysFile } from "../env";
+import { type ApiEnv, signingKeySource } from "../env";
 import { loadSigningKeyring, type SigningKeyring } from "../signing/keyring";
 import { createFilesystemStore } from "../storage/filesystem";
 import { createS3Store } from "../storage/s3";
@@ -40,7 +40,7 @@ export type DeliveryFiles = { store: ArtifactStore; keyring: SigningKeyring };
 export async function loadDeliveryFiles(env: ApiEnv, dataDir: string): Promise<DeliveryFiles> {
   return {
     store: createArtifactStore(env, dataDir),
-    keyring: await loadSigningKeyring(signingKeysFile(env, dataDir)),
+    keyring: await loadSigningKeyring(signingKeySource(env, dataDir)),
   };
 }
 

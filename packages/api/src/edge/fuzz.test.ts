@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import { hashKeySecret } from "../auth/key-secret";
 import { createRateLimiter } from "../rate-limit";
 import { releaseArtifact } from "../routers/products/delivery";
 import { publishRelease, putContentAsset } from "../routers/products/publish";
@@ -32,6 +33,10 @@ let filesDir: string;
 const edges: Record<string, Edge> = {};
 let keys: string[] = [];
 let known: Record<string, string[]> = {};
+/** Makes a key that an operation revoking its caller may use up (scoped to the product for product-key routes). */
+let spareKey: (scope: "account" | "product") => Promise<string>;
+/** Stands for a spare key in a generated request; replaced by a fresh one just before it is sent. */
+const SPARE = "shelf_SpareKeySpareKeySpareKeySpareKeySp";
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -52,6 +57,8 @@ beforeAll(async () => {
   const link = new URL((await delivery.links.link(releaseArtifact(await releaseRow(db, release.id)))).url);
   const [token, filename] = link.pathname.split("/").slice(4) as [string, string];
   const scoped = await createKey(db, account.id, { productId: product.id, abilities: ["products.read"] });
+  spareKey = async (scope) =>
+    (await createKey(db, account.id, { kind: "device", productId: scope === "product" ? product.id : null })).key;
   const folder = path.join(filesDir, String(account.id), "docs");
   await fs.mkdir(folder, { recursive: true });
   await fs.writeFile(path.join(folder, "a.txt"), "0123456789");
@@ -77,6 +84,13 @@ beforeAll(async () => {
   edges["account API"] = createAccountApiEdge(common);
   edges["test router"] = createEdge({ ...common, router: createTestRouter({ filesDir }), maxBodyBytes: 4096 });
 });
+async function revokeKeyBySecret(secret: string) {
+  await testDb.db
+    .update(schema.apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(eq(schema.apiKeys.hash, hashKeySecret(secret)));
+}
+
 async function releaseRow(db: TestDatabase["db"], id: number) {
   const [row] = await db.select().from(schema.releases).where(eq(schema.releases.id, id));
   return row as typeof schema.releases.$inferSelect;
@@ -106,12 +120,23 @@ describe("fuzzing every operation of the document", () => {
         const statuses = new Map<number, number>();
         for (const { pathTemplate, method, operation } of operations) {
           const budget = Math.max(500, (deadline - Date.now()) / operations.length);
+          // An operation that revokes its caller's key gets spare keys, one per request, revoked after it if need be.
+          const declared = operation as { "x-revokes-key"?: boolean; "x-key-scope"?: string };
+          const revokes = declared["x-revokes-key"] === true;
           await fc.assert(
             fc.asyncProperty(
-              requestsFor(pathTemplate, method, operation as never, document, { keys, known }),
+              requestsFor(pathTemplate, method, operation as never, document, {
+                keys: revokes ? [SPARE] : keys,
+                known,
+              }),
               async (request) => {
                 runs++;
-                const answer = await send(edge, request);
+                let spare: string | undefined;
+                if (request.headers.authorization === `Bearer ${SPARE}`) {
+                  spare = await spareKey(declared["x-key-scope"] === "product" ? "product" : "account");
+                  request.headers.authorization = `Bearer ${spare}`;
+                }
+                const answer = await send(edge, request).finally(() => spare && revokeKeyBySecret(spare));
                 statuses.set(answer.result.status, (statuses.get(answer.result.status) ?? 0) + 1);
                 const answered =
                   document.paths[pathTemplate]?.[

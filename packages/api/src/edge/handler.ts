@@ -41,6 +41,8 @@ export type EdgeOptions = {
   baseUrl: string;
   /** Artifact storage, download links and signing, for the procedures that deliver files. */
   delivery?: Delivery;
+  /** The brand prefix of keys issued through this edge (`SHELF_KEY_PREFIX`). */
+  keyBrand?: string;
   rateLimiter: RateLimiter;
   /** Which bearer credentials are read and accepted; by default account API keys only. */
   credentials?: CredentialPolicy;
@@ -217,6 +219,8 @@ export function createEdge(options: EdgeOptions): Edge {
       credential,
       baseUrl: options.baseUrl,
       delivery: options.delivery,
+      acceptLanguage: request.header("accept-language"),
+      keyBrand: options.keyBrand,
     });
     let output: unknown;
     try {

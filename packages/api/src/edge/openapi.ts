@@ -45,7 +45,7 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
     add("invalid_api_key");
   }
   if (meta.ability && meta.ability !== "public" && meta.ability !== "any-key") add("missing_api_key_ability");
-  if (meta.product) add("product_api_key_scope_required");
+  if (meta.product || meta.keyScope) add("product_api_key_scope_required");
   if (meta.product === "entitled") add("product_entitlement_required");
   if (route.params.length > 0) add("not_found");
   if (BODY_METHODS.has(route.method)) {
@@ -295,6 +295,8 @@ export function buildOpenApiDocument(
           : [{ account_api_key: [] }];
     operation["x-ability"] = route.meta.ability ?? null;
     operation["x-product-access"] = route.meta.product ?? null;
+    if (route.meta.keyScope) operation["x-key-scope"] = route.meta.keyScope;
+    if (route.meta.revokesKey) operation["x-revokes-key"] = true;
   }
 
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;

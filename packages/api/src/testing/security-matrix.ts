@@ -141,6 +141,7 @@ export function describeSecurityMatrix(
   const keyed = routes.filter((route) => route.meta.ability !== "public");
   const keyRequired = keyed.filter((route) => !route.meta.anonymous);
   const withProduct = keyed.filter((route) => route.params.some((param) => param.name === "product"));
+  const productKeyOnly = withProduct.filter((route) => route.meta.keyScope === "product");
   const withAbility = keyed.filter((route) => route.meta.ability !== "any-key");
   const entitledOnly = keyed.filter((route) => route.meta.product === "entitled");
   const withTarget = routes.filter((route) => route.params.some((param) => param.name !== "product"));
@@ -219,11 +220,24 @@ export function describeSecurityMatrix(
       },
     );
 
-    it.each(rows(withProduct))("%s for a missing product: 404", async (_, route) => {
-      const response = await send(route, fixture.keys.full, { product: MISSING_ID });
-      expect(response.status).toBe(404);
-      expect(response.body.error).toBe("not_found");
-    });
+    it.each(rows(productKeyOnly))(
+      "%s with an account-wide key: 403 product_api_key_scope_required (only the product's own keys)",
+      async (_, route) => {
+        const response = await send(route, fixture.keys.full);
+        expect(response.status).toBe(403);
+        expect(response.body.error).toBe("product_api_key_scope_required");
+      },
+    );
+
+    // A product key names its product: a missing product is another scope (403), never a lookup.
+    it.each(rows(withProduct.filter((route) => !productKeyOnly.includes(route))))(
+      "%s for a missing product: 404",
+      async (_, route) => {
+        const response = await send(route, fixture.keys.full, { product: MISSING_ID });
+        expect(response.status).toBe(404);
+        expect(response.body.error).toBe("not_found");
+      },
+    );
 
     it.each(rows(lookedUp))("%s for a missing target: 404 with the route's code", async (_, route) => {
       const response = await send(route, fixture.keys.full, missingParams(route));
@@ -259,7 +273,7 @@ export function describeSecurityMatrix(
     });
 
     it.each(rows(routes))("%s with a full key: success, exactly in the documented shape", async (_, route) => {
-      const response = await send(route, fixture.keys.full);
+      const response = await send(route, fixture.examples.get(route)?.key ?? fixture.keys.full);
       expect(successStatuses(route), response.text).toContain(response.status);
       const schema = jsonTextSchema(route.output) ?? (route.output as z.ZodType);
       if (route.kind === "json" && response.status === 200) expect(contractMismatch(schema, response.text)).toBeNull();

@@ -99,6 +99,8 @@ export const products = pgTable(
   },
   (t) => [
     uniqueIndex("products_slug_key").on(t.slug),
+    // License checks name an app by its bundle id.
+    index("products_bundle_id_idx").on(sql`(${t.delivery}->'payload'->>'bundle_id')`),
     check("products_prices_non_negative", sql`${t.unitPriceCents} >= 0 AND coalesce(${t.listPriceCents}, 0) >= 0`),
     check("products_device_limit_positive", sql`${t.deviceLimit} IS NULL OR ${t.deviceLimit} > 0`),
   ],

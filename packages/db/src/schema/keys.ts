@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { ApiKeyKind } from "../enums";
 import { accounts } from "./accounts";
 import { products } from "./catalog";
@@ -21,6 +21,8 @@ export const apiKeys = pgTable(
     /** SHA-256 of the plain key, lowercase hex. The plain key is never stored. */
     hash: text().notNull(),
     abilities: text().array().notNull(),
+    /** The device key whose bulk activation issued this product key; a new activation by it replaces this one. */
+    issuedByKeyId: integer().references((): AnyPgColumn => apiKeys.id, { onDelete: "set null" }),
     expiresAt: timestamp({ withTimezone: true }),
     lastUsedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
@@ -29,6 +31,7 @@ export const apiKeys = pgTable(
   (t) => [
     uniqueIndex("api_keys_hash_key").on(t.hash),
     index().on(t.accountId, t.productId),
+    index().on(t.issuedByKeyId),
     check("api_keys_kind", sql`${t.kind} IN ('created', 'device')`),
     check("api_keys_hash_hex", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
     check("api_keys_prefix_length", sql`char_length(${t.prefix}) = 14`),

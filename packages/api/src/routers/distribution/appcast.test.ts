@@ -37,7 +37,7 @@ beforeAll(async () => {
   testDb = await createTestDatabase();
   delivery = await createTestDelivery();
   request = createApiClient(testDb.db, { delivery });
-  publicKey = rawPublicKey(delivery.keyring.active.publicKey).toString("base64");
+  publicKey = rawPublicKey(delivery.keyring.active("sparkle").publicKey).toString("base64");
 });
 afterAll(() => testDb.drop());
 

@@ -94,6 +94,6 @@ export function appcastXml(feed: Appcast): string {
 export function signedAppcast(feed: Appcast, keyring: SigningKeyring): string {
   const document = appcastXml(feed);
   const bytes = Buffer.from(document, "utf8");
-  const { signature } = keyring.sign(bytes);
+  const { signature } = keyring.sign("sparkle", bytes);
   return `${document}<!-- sparkle-signatures:\nedSignature: ${signature.toString("base64")}\nlength: ${bytes.length}\n-->\n`;
 }

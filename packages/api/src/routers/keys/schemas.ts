@@ -9,6 +9,8 @@ export const CreateKeyInput = z.object({
   abilities: z.array(z.enum(allAbilities)).min(1).optional(),
   productId: z.number().int().positive().nullish(),
   expiresAt: z.date().nullish(),
+  /** The device key whose bulk activation issues this product key. */
+  issuedByKeyId: z.number().int().positive().nullish(),
 });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 

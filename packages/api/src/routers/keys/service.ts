@@ -96,6 +96,7 @@ export async function createApiKey(
         kind: input.kind,
         name: input.name ?? null,
         client: input.client ?? null,
+        issuedByKeyId: input.issuedByKeyId ?? null,
         prefix: visiblePrefix(secret),
         hash: hashKeySecret(secret),
         abilities,

@@ -12,6 +12,7 @@ export const ProductSetupProgressData = z
     completed_at: DateTime.nullable(),
   })
   .meta({ id: "ProductSetupProgressData" });
+export type ProductSetupProgressData = z.infer<typeof ProductSetupProgressData>;
 
 export const ProductSetupOutputData = z
   .object({

@@ -1,14 +1,13 @@
 import type { Database } from "@shelf/db";
 import type { Caller } from "../../auth/caller";
 import { JsonText } from "../../json-text";
+import { isoSql, preparedRows } from "../../sql-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL } from "../products/access";
 import { NEWEST_VERSION_FIRST_SQL } from "../products/channels";
 import { emptyPayload, toDeliveryData, typeLabels } from "../products/format";
 import type { LibraryApiData } from "./schemas";
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
-/** ISO 8601 in UTC with milliseconds, as `Date.prototype.toISOString` writes it. */
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** A jsonb array of strings as compact JSON (jsonb's own text has spaces). */
 const stringArray = (jsonb: string) => `to_json(array(select jsonb_array_elements_text(${jsonb})))`;
 
@@ -85,7 +84,7 @@ const LIBRARY_SQL = `
           cardinality(d.done) as completed_count, c.total as total_count,
           case when c.total = 0 then 0 else cardinality(d.done) * 100 / c.total end as progress_percent,
           c.total > 0 and cardinality(d.done) >= c.total as completed,
-          case when c.total > 0 and cardinality(d.done) >= c.total then ${iso("sp.completed_at")} end as completed_at) s)
+          case when c.total > 0 and cardinality(d.done) >= c.total then ${isoSql("sp.completed_at")} end as completed_at) s)
           as setup_progress,
         (select row_to_json(ms) from (select s.id, $1::integer as user_id, p.id as product_id, s.name, s.enabled,
             p.name as product_name,
@@ -102,8 +101,6 @@ const LIBRARY_SQL = `
 
 /** The account's usable products with everything a client needs to set them up. */
 export async function getLibrary(db: Database, caller: Caller, baseUrl: string): Promise<JsonText<LibraryApiData>> {
-  const [row] = (await db.$client.unsafe(LIBRARY_SQL, [caller.accountId, caller.productId, baseUrl], {
-    prepare: true,
-  })) as unknown as [{ body: string }];
-  return new JsonText(row.body);
+  const [row] = await preparedRows<{ body: string }>(db, LIBRARY_SQL, [caller.accountId, caller.productId, baseUrl]);
+  return new JsonText((row as { body: string }).body);
 }

@@ -89,6 +89,49 @@ export async function createProduct(db: Database, rawInput: CreateProductInput):
   }
 }
 
+export const UpdateProductInput = z
+  .object({
+    id: z.number().int().positive(),
+    /** A number of devices, or null for no limit. Seated devices keep their seats when it is lowered. */
+    deviceLimit: z.number().int().positive().nullable().optional(),
+    /** The manual's steps, in order (setup progress counts against them). */
+    manualSteps: z.array(z.string().trim().min(1).max(2000)).max(200).optional(),
+  })
+  .refine((input) => input.deviceLimit !== undefined || input.manualSteps !== undefined, {
+    message: "change at least one field",
+  });
+export type UpdateProductInput = z.input<typeof UpdateProductInput>;
+
+const EMPTY_MANUAL = {
+  summary: null,
+  requirements: [],
+  install_steps: [],
+  verification_steps: [],
+  troubleshooting: [],
+};
+
+/** `product:update`: the device limit and the manual's steps. */
+export async function updateProduct(
+  db: Database,
+  rawInput: UpdateProductInput,
+): Promise<ProductRecord & { manual_steps: string[] }> {
+  const input = parseInput(UpdateProductInput, rawInput);
+  const [row] = await db
+    .update(products)
+    .set({
+      ...(input.deviceLimit !== undefined ? { deviceLimit: input.deviceLimit } : {}),
+      ...(input.manualSteps !== undefined
+        ? {
+            manual: sql`jsonb_set(coalesce(${products.manual}, ${JSON.stringify(EMPTY_MANUAL)}::jsonb), '{install_steps}', ${JSON.stringify(input.manualSteps)}::jsonb)`,
+          }
+        : {}),
+    })
+    .where(eq(products.id, input.id))
+    .returning();
+  if (!row) throw new DomainError("not_found", "Product not found.");
+  return { ...toProductRecord(row), manual_steps: row.manual?.install_steps ?? [] };
+}
+
 /**
  * Withdraws a release: update checks, install plans, feeds and release lists stop offering it at once; the row stays
  * for the record. Yanking twice keeps the first time.

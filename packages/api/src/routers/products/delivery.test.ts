@@ -348,10 +348,15 @@ describe("publishing", () => {
   it("signs each artifact with Ed25519 under the active key", async () => {
     const product = await createProduct(testDb.db);
     const release = await publish(product.id, "5.0.0");
-    expect(release.signing_kid).toBe(delivery.keyring.active.kid);
+    expect(release.signing_kid).toBe(delivery.keyring.active("sparkle").kid);
     const { verify } = await import("node:crypto");
     expect(
-      verify(null, release.bytes, delivery.keyring.active.publicKey, Buffer.from(release.signature, "base64")),
+      verify(
+        null,
+        release.bytes,
+        delivery.keyring.active("sparkle").publicKey,
+        Buffer.from(release.signature, "base64"),
+      ),
     ).toBe(true);
     expect(Buffer.from(release.signature, "base64")).toHaveLength(64);
   });

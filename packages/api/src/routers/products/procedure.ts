@@ -5,8 +5,9 @@ import { accountProcedure } from "../../trpc";
 import { findProductAccess, type ProductAccess } from "./access";
 
 /**
- * A procedure about one `{product}`: product scope (403), then existence (404), then the access rule the procedure
- * declares in `meta.product` (`visible` or `entitled`); a procedure that declares none is refused.
+ * A procedure about one `{product}`: product scope (403; with `meta.keyScope` only the product's own keys), then
+ * existence (404), then the access rule the procedure declares in `meta.product` (`visible` or `entitled`); a
+ * procedure that declares none is refused.
  */
 export const productProcedure = accountProcedure
   .input(z.object({ product: IdParam }))
@@ -14,6 +15,9 @@ export const productProcedure = accountProcedure
     const { caller } = ctx;
     if (caller.productId !== null && caller.productId !== input.product) {
       throw new DomainError("product_api_key_scope_required");
+    }
+    if (meta?.keyScope === "product" && caller.productId === null) {
+      throw new DomainError("product_api_key_scope_required", "Only a key scoped to this product may call this.");
     }
     const access = await findProductAccess(ctx.db, caller.accountId, input.product);
     if (!access) throw new DomainError("not_found", "Product not found.");

@@ -116,7 +116,7 @@ export async function storeSignedArtifact(
     pipeline(Readable.from(source), collect, () => {}),
     contentType,
   );
-  const { kid, signature } = services.keyring.sign(Buffer.concat(collect.chunks, collect.byteCount));
+  const { kid, signature } = services.keyring.sign("sparkle", Buffer.concat(collect.chunks, collect.byteCount));
   collect.chunks.length = 0;
   return {
     artifactKey: stored.key,

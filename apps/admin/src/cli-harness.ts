@@ -1,0 +1,61 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordSecretsIn } from "@shelf/api/testing";
+import { expect } from "vitest";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+
+export type CliResult = { code: number; stdout: string; stderr: string };
+
+/**
+ * The real operator CLI in a child process, on a test file's database and data folder (read when each command runs,
+ * so a file can set them up in beforeAll). Keys it prints are recorded for the run's log scan.
+ */
+export function cliHarness(where: () => { databaseUrl: string; dataDir: string; env?: Record<string, string> }) {
+  function admin(...args: string[]): Promise<CliResult> {
+    const { databaseUrl, dataDir, env } = where();
+    return new Promise((resolve) => {
+      execFile(
+        tsx,
+        ["apps/admin/src/main.ts", ...args],
+        {
+          cwd: repoRoot,
+          env: {
+            ...process.env,
+            DATABASE_URL: databaseUrl,
+            SHELF_KEY_PREFIX: "shelf",
+            SHELF_DATA_DIR: dataDir,
+            ...env,
+          },
+          timeout: 60_000,
+        },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+          recordSecretsIn(stdout);
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  }
+
+  /** A successful --json run: exactly one JSON object on stdout. */
+  async function adminJson(...args: string[]) {
+    const result = await admin(...args, "--json");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split("\n")).toHaveLength(1);
+    // biome-ignore lint/suspicious/noExplicitAny: the output is asserted field by field
+    return JSON.parse(result.stdout) as Record<string, any>;
+  }
+
+  async function expectFailure(args: string[], message: RegExp, code = 1) {
+    const result = await admin(...args);
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe("");
+  }
+
+  return { admin, adminJson, expectFailure };
+}

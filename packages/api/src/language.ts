@@ -1,0 +1,19 @@
+import Negotiator from "negotiator";
+
+/** The languages answers are written in (contract: Korean and English); English when the client prefers neither. */
+export const answerLanguages = ["en", "ko"] as const;
+export type AnswerLanguage = (typeof answerLanguages)[number];
+
+/** The language an `Accept-Language` header prefers among ours (RFC 9110 12.5.4, quality values honoured). */
+export function preferredLanguage(acceptLanguage: string | undefined): AnswerLanguage {
+  if (!acceptLanguage) return "en";
+  const chosen = new Negotiator({ headers: { "accept-language": acceptLanguage } }).language([...answerLanguages]);
+  return (chosen as AnswerLanguage | undefined) ?? "en";
+}
+
+/** A date as people of that language write it, in UTC (`November 23, 2026`, `2026년 11월 23일`). */
+export function longDate(iso: string, language: AnswerLanguage): string {
+  return new Intl.DateTimeFormat(language === "ko" ? "ko-KR" : "en-US", { dateStyle: "long", timeZone: "UTC" }).format(
+    new Date(iso),
+  );
+}

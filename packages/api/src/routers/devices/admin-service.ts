@@ -1,0 +1,50 @@
+import type { Database } from "@shelf/db";
+import { sql } from "drizzle-orm";
+import { DomainError } from "../../errors";
+import { isoSql, sqlRows } from "../../sql-text";
+
+type DeviceListRow = {
+  id: number;
+  device_id: string;
+  name: string | null;
+  activated_at: string | null;
+  last_seen_at: string | null;
+  last_app_version: string | null;
+  products: { product_id: number; product_name: string; activated_at: string; last_checked_at: string }[];
+};
+
+/** `device:list`: an account's devices and the products each holds a seat on. */
+export async function listDevices(db: Database, accountId: number): Promise<DeviceListRow[]> {
+  return sqlRows<DeviceListRow>(
+    db,
+    sql`select d.id, d.identifier as device_id, d.name, ${sql.raw(isoSql("d.activated_at"))} as activated_at,
+        ${sql.raw(isoSql("d.last_seen_at"))} as last_seen_at, d.last_app_version,
+        coalesce((select json_agg(json_build_object('product_id', p.id, 'product_name', p.name,
+            'activated_at', ${sql.raw(isoSql("da.activated_at"))}, 'last_checked_at', ${sql.raw(isoSql("da.last_checked_at"))})
+            order by p.name, p.id)
+          from device_activations da join products p on p.id = da.product_id where da.device_id = d.id), '[]') as products
+      from devices d where d.account_id = ${accountId}
+      order by d.last_seen_at desc nulls last, d.id`,
+  );
+}
+
+/** `device:deactivate`: frees every seat a device holds; its next license check takes a seat again if one is free. */
+export async function deactivateDevice(db: Database, deviceId: number) {
+  return db.transaction(async (tx) => {
+    const [device] = await sqlRows<{ id: number; account_id: number; identifier: string }>(
+      tx,
+      sql`select id, account_id, identifier from devices where id = ${deviceId} for update`,
+    );
+    if (!device) throw new DomainError("not_found", "Device not found.");
+    const released = await sqlRows<{ product_id: number }>(
+      tx,
+      sql`delete from device_activations where device_id = ${deviceId} returning product_id`,
+    );
+    return {
+      id: device.id,
+      account_id: device.account_id,
+      device_id: device.identifier,
+      released_product_ids: released.map((row) => row.product_id).sort((a, b) => a - b),
+    };
+  });
+}

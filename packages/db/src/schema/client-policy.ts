@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import { check, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { products } from "./catalog";
+
+/**
+ * The client policy every client fetches signed (`GET /api/client-config`): one row. `version` grows with every
+ * change, revocations included.
+ */
+export const clientPolicy = pgTable(
+  "client_policy",
+  {
+    id: integer().primaryKey().default(1),
+    minClientVersion: text().notNull().default("0.0.0"),
+    ttlDays: integer().notNull().default(14),
+    recheckHours: integer().notNull().default(24),
+    version: integer().notNull().default(1),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("client_policy_single_row", sql`${t.id} = 1`),
+    check("client_policy_ttl_days", sql`${t.ttlDays} BETWEEN 1 AND 365`),
+    check("client_policy_recheck_hours", sql`${t.recheckHours} BETWEEN 1 AND 8760`),
+  ],
+);
+
+/** A device an operator cut off from a product: its license checks fail, and the policy tells its clients. */
+export const clientPolicyRevocations = pgTable(
+  "client_policy_revocations",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    productId: integer()
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    /** The identifier the device reports (`device_id` of license checks). */
+    deviceIdentifier: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("client_policy_revocations_product_device_key").on(t.productId, t.deviceIdentifier)],
+);
