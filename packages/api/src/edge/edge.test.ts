@@ -28,6 +28,33 @@ beforeAll(async () => {
 afterAll(() => testDb.drop());
 
 describe("the account API edge", () => {
+  it("answers a client that goes away mid-body with 400, and never takes its socket error for the database's", async () => {
+    const { key } = await createAccountWithKey(testDb.db);
+    const failures: string[] = [];
+    const edge = createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      health: { up: true, reportFailure: (reason) => failures.push(reason) },
+    });
+    async function* resetMidway() {
+      yield Buffer.from('{"consent": true, "da');
+      throw Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+    }
+    const result = await edge.handle({
+      method: "POST",
+      target: "/api/device/usage",
+      header: (name) =>
+        ({ authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": "40" })[name],
+      body: resetMidway(),
+      clientAddress: "203.0.113.9",
+    });
+    expect(result.status).toBe(400);
+    expect(JSON.parse(result.body as string)).toMatchObject({ error: "malformed_request" });
+    expect(failures).toEqual([]);
+  });
+
   it("answers unknown /api paths with JSON 404, with or without a key", async () => {
     const { key } = await createAccountWithKey(testDb.db);
     for (const auth of [null, key]) {

@@ -197,6 +197,9 @@ export function createEdge(options: EdgeOptions): Edge {
     let body: unknown;
     if (BODY_METHODS.has(route.method)) {
       const read = await readBody(request, maxBodyBytes);
+      if (!read.ok && read.reason === "aborted") {
+        return errorResult("malformed_request", "The request body ended before it was complete.");
+      }
       if (!read.ok) return errorResult("payload_too_large");
       if (read.bytes.some((byte) => byte > 0x20)) {
         if (!JSON_TYPE.test(request.header("content-type") ?? "")) return errorResult("unsupported_media_type");

@@ -17,19 +17,27 @@ export type EdgeRequest = {
   requestId?: string;
 };
 
-export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; reason: "too_large" };
+export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; reason: "too_large" | "aborted" };
 
-/** Reads a body up to `limit` bytes; past it, stops reading and says so, so nothing unbounded is ever buffered. */
+/**
+ * Reads a body up to `limit` bytes; past it, stops reading and says so, so nothing unbounded is ever buffered. A
+ * client that goes away mid-body (its socket reset) is `aborted`: its error code (ECONNRESET) says nothing about the
+ * database, and must not reach the code that judges the database's health.
+ */
 export async function readBody(request: EdgeRequest, limit: number): Promise<BodyRead> {
   const declared = Number(request.header("content-length"));
   if (Number.isFinite(declared) && declared > limit) return { ok: false, reason: "too_large" };
   if (!request.body) return { ok: true, bytes: Buffer.alloc(0) };
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of request.body) {
-    length += chunk.byteLength;
-    if (length > limit) return { ok: false, reason: "too_large" };
-    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  try {
+    for await (const chunk of request.body) {
+      length += chunk.byteLength;
+      if (length > limit) return { ok: false, reason: "too_large" };
+      chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    }
+  } catch {
+    return { ok: false, reason: "aborted" };
   }
   return { ok: true, bytes: Buffer.concat(chunks, length) };
 }
