@@ -4,6 +4,8 @@ import type { DbHandle } from "@shelf/db";
 export type BenchData = {
   /** Keys of accounts holding 10, 50 and 1,000 products. */
   keys: { p10: string; p50: string; p1000: string };
+  /** A device sign-in key (the six device abilities) of the 50-product account: the licensing scenarios use it. */
+  deviceKey: string;
   /** A product the 50-product account is entitled to, with stable releases. */
   updateProductId: number;
   /** Another of its products: the download scenario publishes its newest release, with a real file. */
@@ -102,10 +104,12 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
     select 'api_keys', count(*)::int from api_keys union all
     select 'releases', count(*)::int from releases`;
   await sql`analyze`;
+  const deviceKey = (await keys.createApiKey(db, { accountId: p50, kind: "device", client: "bench" }, "shelf")).key;
   return {
     keys: { p10: await key(p10), p50: await key(p50), p1000: await key(p1000) },
+    deviceKey,
     updateProductId: updateProduct?.id as number,
     downloadProductId: downloadProduct?.id as number,
-    counts: Object.fromEntries(counts.map((row) => [row.name, row.n + (row.name === "api_keys" ? 3 : 0)])),
+    counts: Object.fromEntries(counts.map((row) => [row.name, row.n + (row.name === "api_keys" ? 4 : 0)])),
   };
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes, randomFillSync } from "node:crypto";
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, readdirSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -32,15 +32,100 @@ const OUTPUT = path.resolve(root, process.env.SHELF_BENCH_OUTPUT ?? "bench/resul
 
 type Result = {
   name: string;
+  group: string | undefined;
+  baseline: boolean;
   rps: number;
   p50: number;
   p99: number;
   errors: number;
   non2xx: number;
   statements: number | null;
+  /** CPU time per request of the server that answered, and of PostgreSQL (all its processes), in ms. */
+  serverCpuMs: number;
+  databaseCpuMs: number;
   baselineRatio?: number;
   p99Ratio?: number;
 };
+
+type Scenario = {
+  name: string;
+  /** Scenarios of one group are compared with the group's baseline scenario. */
+  group?: string;
+  baseline?: boolean;
+  port: number;
+  path: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** A new body for every request (autocannon's setupRequest), instead of `body` each time. */
+  nextBody?: () => string;
+  expect: number;
+  statements: number | null;
+};
+
+/** Each scenario twice: against the independent baseline (listed first), then against the app. */
+function pairedScenarios(
+  baselinePort: number,
+  appPort: number,
+  list: Omit<Scenario, "port" | "baseline">[],
+): Scenario[] {
+  return list.flatMap((scenario) => [
+    { ...scenario, name: `baseline: ${scenario.name}`, baseline: true, port: baselinePort, statements: null },
+    { ...scenario, port: appPort },
+  ]);
+}
+
+/** Answer fields that differ between any two requests (times, signatures, new rows and the seats they take). */
+const VOLATILE = new Set([
+  "checked_at",
+  "recheck_after",
+  "certificate",
+  "certificate_expires_at",
+  "signed_at",
+  "signature",
+  "kid",
+  "activated_at",
+  "last_seen_at",
+  "id",
+  "device_id",
+  "devices_used",
+]);
+
+function masked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(masked);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([name, item]) => [name, VOLATILE.has(name) ? typeof item : masked(item)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * The baselines of the licensing scenarios must answer what the app answers (the same fields, in the same order, with
+ * the same values but for times and signatures), or their ratios mean nothing: checked before anything is measured.
+ */
+async function assertSameAnswers(scenarios: Scenario[]) {
+  for (const base of scenarios.filter((scenario) => scenario.baseline && scenario.group !== "library")) {
+    const app = scenarios.find((scenario) => !scenario.baseline && scenario.group === base.group) as Scenario;
+    const answers = await Promise.all(
+      [base, app].map(async (scenario) => {
+        const response = await fetch(`http://127.0.0.1:${scenario.port}${scenario.path}`, {
+          method: scenario.method ?? "GET",
+          headers: scenario.headers,
+          body: scenario.nextBody?.() ?? scenario.body,
+        });
+        return { status: response.status, body: JSON.stringify(masked(await response.json())) };
+      }),
+    );
+    if (answers[0]?.status !== answers[1]?.status || answers[0]?.body !== answers[1]?.body) {
+      throw new Error(
+        `The baseline of ${app.name} answers differently:\n  API:      ${JSON.stringify(answers[1])}\n  baseline: ${JSON.stringify(answers[0])}`,
+      );
+    }
+    console.log(`  ${app.name}: the baseline answers the same fields and values`);
+  }
+}
 
 async function main() {
   // The database: DATABASE_URL's server, else a fresh embedded PostgreSQL.
@@ -124,16 +209,28 @@ async function main() {
     await assertSameBytes(app.port, baseline.port, data);
     const statements = await countStatements(url, data, serverData);
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
-    const scenarios: {
-      name: string;
-      port: number;
-      path: string;
-      headers?: Record<string, string>;
-      expect: number;
-      statements: number | null;
-    }[] = [
+    const licenseBody = (device: string) =>
+      JSON.stringify({ product_id: data.updateProductId, device_id: device, app_version: "1.1.0" });
+    const usageBody = (days: number) =>
+      JSON.stringify({
+        consent: true,
+        days: Array.from({ length: days }, (_, index) => ({
+          product_id: data.updateProductId,
+          usage_date: new Date(Date.now() - index * 86_400_000).toISOString().slice(0, 10),
+          launches: 3 + index,
+          commands: { sync: index },
+        })),
+      });
+    const json = { "content-type": "application/json" };
+    /**
+     * A scenario of the app, or of a baseline (`baseline: true`) for the app's scenarios of the same `group`: each
+     * ratio is to the baseline of its group, measured in the same run.
+     */
+    const scenarios: Scenario[] = [
       {
         name: "baseline: independent node:http + postgres.js, same bytes (library, 50 products)",
+        group: "library",
+        baseline: true,
         port: baseline.port,
         path: "/api/library",
         headers: auth(data.keys.p50),
@@ -142,6 +239,7 @@ async function main() {
       },
       {
         name: "GET /api/library (50 products)",
+        group: "library",
         port: app.port,
         path: "/api/library",
         headers: auth(data.keys.p50),
@@ -152,6 +250,7 @@ async function main() {
         ? [
             {
               name: "GET /api/library (50 products), rate limit in Redis",
+              group: "library",
               port: appWithRedis.port,
               path: "/api/library",
               headers: auth(data.keys.p50),
@@ -192,6 +291,61 @@ async function main() {
         expect: 304,
         statements: statements.appcast,
       },
+      ...pairedScenarios(baseline.port, app.port, [
+        {
+          name: "POST /api/license/check, a seated device",
+          group: "license-seated",
+          path: "/api/license/check",
+          method: "POST",
+          headers: { ...auth(data.deviceKey), ...json },
+          body: licenseBody("bench-seated-device"),
+          expect: 200,
+          statements: statements.licenseSeated,
+        },
+        {
+          name: "POST /api/license/check, a new device each time (takes a seat)",
+          group: "license-new",
+          path: "/api/license/check",
+          method: "POST",
+          headers: { ...auth(data.deviceKey), ...json },
+          body: licenseBody("bench-new-first"),
+          // Every request names a device never seen before.
+          nextBody: (() => {
+            let device = 0;
+            return () => licenseBody(`bench-new-${process.hrtime.bigint()}-${device++}`);
+          })(),
+          expect: 200,
+          statements: statements.licenseNew,
+        },
+        {
+          name: "POST /api/device/usage, 30 days",
+          group: "usage-30",
+          path: "/api/device/usage",
+          method: "POST",
+          headers: { ...auth(data.deviceKey), ...json },
+          body: usageBody(30),
+          expect: 200,
+          statements: statements.usage30,
+        },
+        {
+          name: "POST /api/device/usage, 200 days",
+          group: "usage-200",
+          path: "/api/device/usage",
+          method: "POST",
+          headers: { ...auth(data.deviceKey), ...json },
+          body: usageBody(200),
+          expect: 200,
+          statements: statements.usage200,
+        },
+        {
+          name: "GET /api/client-config (signed per request)",
+          group: "client-config",
+          path: "/api/client-config",
+          headers: auth(data.deviceKey),
+          expect: 200,
+          statements: statements.clientConfig,
+        },
+      ]),
       {
         name: "GET /api/library without a key (401)",
         port: app.port,
@@ -200,38 +354,61 @@ async function main() {
         statements: statements.unauthenticated,
       },
     ];
+    await assertSameAnswers(scenarios);
 
     const only = process.env.SHELF_BENCH_ONLY;
+    const chosen = scenarios.filter((scenario) => !only || scenario.name.includes(only));
+    const groups = new Set(chosen.map((scenario) => scenario.group));
     const results: Result[] = [];
-    for (const scenario of scenarios.filter((s, i) => !only || i === 0 || s.name.includes(only))) {
-      if (WARMUP_SECONDS > 0) await load(scenario.port, scenario.path, scenario.headers, WARMUP_SECONDS, CONNECTIONS);
-      const run = await load(scenario.port, scenario.path, scenario.headers, SECONDS, CONNECTIONS);
+    for (const scenario of scenarios.filter(
+      (candidate) => chosen.includes(candidate) || (candidate.baseline && groups.has(candidate.group)),
+    )) {
+      if (WARMUP_SECONDS > 0) await load(scenario, WARMUP_SECONDS, CONNECTIONS);
+      const serverPid = (scenario.port === baseline.port ? baseline : scenario.port === app.port ? app : appWithRedis)
+        ?.child.pid as number;
+      const cpuBefore = { server: cpuMs(serverPid), database: postgresCpuMs() };
+      const run = await load(scenario, SECONDS, CONNECTIONS);
+      const cpu = { server: cpuMs(serverPid) - cpuBefore.server, database: postgresCpuMs() - cpuBefore.database };
       const expectedCount =
         (run.statusCodeStats as Record<string, { count: number }> | undefined)?.[String(scenario.expect)]?.count ?? 0;
       const unexpected = run.requests.total - expectedCount;
       results.push({
         name: scenario.name,
+        group: scenario.group,
+        baseline: scenario.baseline ?? false,
         rps: run.requests.average,
         p50: run.latency.p50,
         p99: run.latency.p99,
         errors: run.errors + run.timeouts,
         non2xx: unexpected,
         statements: scenario.statements,
+        serverCpuMs: cpu.server / run.requests.total,
+        databaseCpuMs: cpu.database / run.requests.total,
       });
-      console.log(`  ${scenario.name}: ${Math.round(run.requests.average)} req/s, p99 ${run.latency.p99} ms`);
+      const statuses = unexpected > 0 ? `, statuses ${JSON.stringify(run.statusCodeStats)}` : "";
+      const perRequest = `CPU per request: server ${(cpu.server / run.requests.total).toFixed(2)} ms, PostgreSQL ${(cpu.database / run.requests.total).toFixed(2)} ms`;
+      console.log(
+        `  ${scenario.name}: ${Math.round(run.requests.average)} req/s, p99 ${run.latency.p99} ms, ${perRequest}${statuses}`,
+      );
     }
-    const base = results[0] as Result;
-    for (const result of results.slice(1)) {
+    for (const result of results) {
+      const base = results.find((candidate) => candidate.baseline && candidate.group === result.group);
+      if (!base || result.baseline) continue;
       result.baselineRatio = result.rps / base.rps;
       result.p99Ratio = result.p99 / base.p99;
     }
 
+    if (only) {
+      // A look at some scenarios (profiling, comparing): the rest of the report needs the whole run.
+      console.log("SHELF_BENCH_ONLY is set: the library growth and download parts and the report file are skipped.");
+      return;
+    }
     const growth = [];
     for (const [size, key] of [
       [10, data.keys.p10],
       [1000, data.keys.p1000],
     ] as const) {
-      const run = await load(app.port, "/api/library", auth(key), Math.max(3, SECONDS / 2), 4);
+      const run = await load({ port: app.port, path: "/api/library", headers: auth(key) }, Math.max(3, SECONDS / 2), 4);
       growth.push({
         size,
         p50: run.latency.p50,
@@ -258,7 +435,9 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const cleanup of cleanups) await cleanup();
     await admin.unsafe(`drop database if exists ${database} with (force)`);
-    await fs.rm(path.join(os.tmpdir(), `shelf-bench-${database}.log`), { force: true });
+    const serverLog = path.join(os.tmpdir(), `shelf-bench-${database}.log`);
+    if (process.env.SHELF_BENCH_KEEP_LOG === "1") console.log(`The servers' log: ${serverLog}`);
+    else await fs.rm(serverLog, { force: true });
     await admin.end();
     await stopEmbedded?.();
     if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
@@ -306,13 +485,32 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
     log: createLogger({ SHELF_LOG_LEVEL: "silent", SHELF_LOG_FILE: undefined }),
   });
   const handler = (request: Request) => edge.handle(fromFetch(request));
-  const measure = async (pathname: string, key?: string) => {
+  const measure = async (pathname: string, key?: string, body?: (run: number) => string) => {
+    const send = (run: number) =>
+      handler(
+        new Request(`http://bench${pathname}`, {
+          method: body ? "POST" : "GET",
+          headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+          body: body?.(run),
+        }),
+      );
     // Twice: the second request shows the steady state (the first may record key use).
-    await handler(new Request(`http://bench${pathname}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));
+    await send(0);
     count = 0;
-    await handler(new Request(`http://bench${pathname}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }));
+    await send(1);
     return count;
   };
+  const days = (n: number) => () =>
+    JSON.stringify({
+      consent: true,
+      days: Array.from({ length: n }, (_, index) => ({
+        product_id: data.updateProductId,
+        usage_date: new Date(Date.now() - index * 86_400_000).toISOString().slice(0, 10),
+        launches: index,
+      })),
+    });
+  const license = (device: (run: number) => string) => (run: number) =>
+    JSON.stringify({ product_id: data.updateProductId, device_id: device(run), app_version: "1.1.0" });
   const result = {
     library: await measure("/api/library", data.keys.p50),
     library10: await measure("/api/library", data.keys.p10),
@@ -321,19 +519,49 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
     install: await measure(`/api/products/${data.updateProductId}/install`, data.keys.p50),
     appcast: await measure(`/distribution/v1/products/${data.updateProductId}/appcast.xml`, data.keys.p50),
     unauthenticated: await measure("/api/library"),
+    licenseSeated: await measure(
+      "/api/license/check",
+      data.deviceKey,
+      license(() => "count-seated"),
+    ),
+    licenseNew: await measure(
+      "/api/license/check",
+      data.deviceKey,
+      license((run) => `count-new-${run}`),
+    ),
+    usage30: await measure("/api/device/usage", data.deviceKey, days(30)),
+    usage200: await measure("/api/device/usage", data.deviceKey, days(200)),
+    clientConfig: await measure("/api/client-config", data.deviceKey),
   };
   await handle.close();
   return result;
 }
 
 function load(
-  port: number,
-  pathname: string,
-  headers: Record<string, string> | undefined,
+  scenario: Pick<Scenario, "port" | "path" | "method" | "headers" | "body" | "nextBody">,
   duration: number,
   connections: number,
 ) {
-  return autocannon({ url: `http://127.0.0.1:${port}${pathname}`, headers, duration, connections });
+  const { nextBody } = scenario;
+  return autocannon({
+    url: `http://127.0.0.1:${scenario.port}${scenario.path}`,
+    method: scenario.method ?? "GET",
+    headers: scenario.headers,
+    body: scenario.body,
+    ...(nextBody
+      ? {
+          requests: [
+            {
+              method: scenario.method ?? "GET",
+              headers: scenario.headers,
+              setupRequest: (request: Record<string, unknown>) => ({ ...request, body: nextBody() }),
+            },
+          ],
+        }
+      : {}),
+    duration,
+    connections,
+  });
 }
 
 async function startProcess(args: string[], cwd: string, env: Record<string, string>, ready: RegExp) {
@@ -456,6 +684,27 @@ async function appcastEtag(port: number, data: Awaited<ReturnType<typeof loadBen
   return response.headers.get("etag") as string;
 }
 
+/** CPU time (user and system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time of every PostgreSQL process on this machine (the server the bench uses, embedded or not), in ms. */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.includes("(postgres)")) total += cpuMs(Number(entry));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
 function peakRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -478,13 +727,12 @@ function renderReport(
       .map(([name, n]) => `${n} ${name}`)
       .join(", ")}.`,
     "",
-    "| scenario | req/s | p50 ms | p99 ms | errors | unexpected status | SQL / request | req/s vs baseline | p99 vs baseline |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| scenario | req/s | p50 ms | p99 ms | errors | unexpected status | SQL / request | server CPU ms / request | PostgreSQL CPU ms / request | req/s vs baseline | p99 vs baseline |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...results.map(
       (r) =>
-        `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} | ${r.non2xx} | ${r.statements ?? "—"} | ${fmt(r.baselineRatio, 2)} | ${fmt(r.p99Ratio, 2)} |`,
+        `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} | ${r.non2xx} | ${r.statements ?? "—"} | ${fmt(r.serverCpuMs, 2)} | ${fmt(r.databaseCpuMs, 2)} | ${fmt(r.baselineRatio, 2)} | ${fmt(r.p99Ratio, 2)} |`,
     ),
-    "| POST /api/device/usage (30 days) | pending: the endpoint lands with the device issue | | | | | | | |",
     "",
     `Download of a ${downloads.sizeMb} MB release file, ${downloads.runs} runs each, curl writing to /dev/null:`,
     "",

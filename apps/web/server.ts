@@ -45,7 +45,6 @@ async function main() {
   const pool = createDb(database.url, {
     max: config.web.SHELF_DB_POOL_SIZE,
     timeouts: timeoutsOf(config.db),
-    onQuery: metrics.countQuery,
   });
 
   const files = await loadDeliveryFiles(config.api, config.db.SHELF_DATA_DIR);

@@ -89,14 +89,31 @@ export const router = t.router;
 export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Domain errors keep their meaning through tRPC: the right tRPC code, the DomainError as cause. */
-const domainErrorsToTrpc = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && (result.error.cause instanceof DomainError || result.error.cause instanceof ValidationError)) {
-    result.error = toTrpcError(result.error.cause);
-  }
-  return result;
-});
+/** A domain error as tRPC carries it (the right tRPC code, the DomainError as cause); anything else as it is. */
+function domainErrorAsTrpc(error: unknown): unknown {
+  return error instanceof DomainError || error instanceof ValidationError ? toTrpcError(error) : error;
+}
+
+/**
+ * The first and only middleware of every procedure builder: decides who may call (`authorize`), then runs the rest
+ * of the chain and keeps the meaning of domain errors raised anywhere in it. One middleware rather than two: each
+ * level of tRPC's chain copies its options and context (about 15 µs a level, measured with the licensing benchmark).
+ */
+function callerMiddleware<C extends Caller | null>(decide: (meta: Meta | undefined, credential: Credential) => C) {
+  return t.middleware(async ({ ctx, meta, next }) => {
+    let caller: C;
+    try {
+      caller = decide(meta, ctx.credential);
+    } catch (error) {
+      throw domainErrorAsTrpc(error);
+    }
+    const result = await next({ ctx: { caller } });
+    if (!result.ok && (result.error.cause instanceof DomainError || result.error.cause instanceof ValidationError)) {
+      result.error = toTrpcError(result.error.cause);
+    }
+    return result;
+  });
+}
 
 /**
  * Who may call: runs before the input is parsed and before any target is looked up, so a caller without the
@@ -119,18 +136,20 @@ export function authorize(meta: Meta | undefined, credential: Credential): Calle
   return caller;
 }
 
-const base = t.procedure.use(domainErrorsToTrpc);
-
 /** Open to callers without a key: `public` endpoints, and those that take a key when one is sent (`anonymous`). */
-export const publicProcedure = base.use(({ ctx, meta, next }) => {
-  if (meta?.ability !== "public" && !meta?.anonymous) {
-    throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
-  }
-  return next({ ctx: { caller: authorize(meta, ctx.credential) } });
-});
+export const publicProcedure = t.procedure.use(
+  callerMiddleware((meta, credential) => {
+    if (meta?.ability !== "public" && !meta?.anonymous) {
+      throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
+    }
+    return authorize(meta, credential);
+  }),
+);
 
-export const accountProcedure = base.use(({ ctx, meta, next }) => {
-  const caller = authorize(meta, ctx.credential);
-  if (!caller) throw new DomainError("missing_api_key");
-  return next({ ctx: { caller } });
-});
+export const accountProcedure = t.procedure.use(
+  callerMiddleware((meta, credential): Caller => {
+    const caller = authorize(meta, credential);
+    if (!caller) throw new DomainError("missing_api_key");
+    return caller;
+  }),
+);

@@ -1,13 +1,12 @@
-import { middleware } from "../trpc";
+import type { Context } from "../context";
+import type { Delivery } from "./index";
 
-/** A procedure that delivers files: the entry point must have given it the artifact store and links. */
-export const requireDelivery = middleware(({ ctx, next }) => {
+/**
+ * The delivery services (artifact store, links, signing keys) of the entry point that called: a procedure that
+ * delivers files or signs asks for them here. A plain function rather than a middleware, which would cost a level of
+ * tRPC's chain on every such request.
+ */
+export function deliveryOf(ctx: Pick<Context, "delivery">): Delivery {
   if (!ctx.delivery) throw new Error("This entry point was built without delivery (artifact store, links, signing).");
-  return next({ ctx: { delivery: ctx.delivery } });
-});
-
-/** A procedure that signs (license certificates, the client policy): the entry point's key set. */
-export const requireSigning = middleware(({ ctx, next }) => {
-  if (!ctx.delivery) throw new Error("This entry point was built without delivery (artifact store, links, signing).");
-  return next({ ctx: { keyring: ctx.delivery.keyring } });
-});
+  return ctx.delivery;
+}

@@ -742,6 +742,7 @@ export const demoProducts: DemoProduct[] = [
 export const DEMO_UPDATE_WINDOW_END = "2025-12-31T23:59:59Z";
 export const DEMO_UPDATE_WINDOW_GRANTED = "2025-09-12T08:00:00Z";
 
+/** Every account ability: the demo key tries the whole API, licensing and the device endpoints included. */
 export const demoKeyAbilities = [
   "products.read",
   "mcp.read",
@@ -749,4 +750,17 @@ export const demoKeyAbilities = [
   "orders.read",
   "subscriptions.read",
   "setup-progress.write",
+  "device.entitlements",
+  "device.activate",
+  "device.usage",
+  "support.report",
 ] as const;
+
+/** The demo account's all-access pass: a year from the first seed, with a week of grace. */
+export const DEMO_PASS = {
+  tier: "all-access",
+  features: ["sync", "priority-support"],
+  allowedApps: ["*"],
+  graceDays: 7,
+  years: 1,
+} as const;

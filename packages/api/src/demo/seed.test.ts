@@ -87,4 +87,28 @@ describe("seedDemo", () => {
     const channels = await db.selectDistinct({ channel: schema.releases.channel }).from(schema.releases);
     expect(channels.map((row) => row.channel).sort()).toEqual(["alpha", "beta", "dev", "stable"]);
   });
+
+  it("lets the demo key try licensing: a seat on a limited app, a signed certificate, the demo pass", async () => {
+    const { db } = testDb;
+    const { key, keyId } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    // A demo key made before the device abilities joined it gains them at the next seed.
+    await db
+      .update(schema.apiKeys)
+      .set({ abilities: ["products.read"] })
+      .where(eq(schema.apiKeys.id, keyId));
+    const reseeded = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    expect(reseeded.key).toBe(key);
+    const caller = await callerFor(db, key, files);
+    const limited = demoProducts.find(
+      (product) => product.deviceLimit && product.entitlement && !product.entitlement.state,
+    );
+    const [row] = await db
+      .select({ id: schema.products.id })
+      .from(schema.products)
+      .where(eq(schema.products.name, limited?.name as string));
+    const check = await caller.license.check({ product_id: row?.id, device_id: "demo-device" });
+    expect(check).toMatchObject({ licensed: true, code: "valid", device_limit: limited?.deviceLimit, devices_used: 1 });
+    expect(check.certificate).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(await caller.license.passCheck({})).toMatchObject({ has_active_pass: true, tier: "all-access" });
+  });
 });

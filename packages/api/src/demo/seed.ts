@@ -12,6 +12,7 @@ import {
   DEMO_EMAIL,
   DEMO_KEY_NAME,
   DEMO_NAME,
+  DEMO_PASS,
   DEMO_UPDATE_WINDOW_END,
   DEMO_UPDATE_WINDOW_GRANTED,
   type DemoProduct,
@@ -36,6 +37,7 @@ const {
   productTags,
   products,
   releases,
+  subscriptions,
   tags,
 } = schema;
 
@@ -56,6 +58,7 @@ export const demoTables = [
   entitlements,
   mcpServers,
   mcpTools,
+  subscriptions,
 ];
 
 /** Row counts of the demo tables, in `demoTables` order. */
@@ -99,6 +102,7 @@ export async function seedDemo(
     return ids;
   });
   await ensureDemoFiles(db, options.files, productIds);
+  await ensureDemoPass(db, accountId);
   const { key, record } = await issueDemoKey(db, accountId, options.brand, options.secret);
   return { accountId, key, keyId: record.id, prefix: record.prefix, productIds };
 }
@@ -138,6 +142,29 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
   }
 }
 
+/** The demo account's all-access pass, granted once (the first seed's date decides when it ends). */
+async function ensureDemoPass(db: Database, accountId: number) {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    const [existing] = await tx
+      .select({ id: subscriptions.id })
+      .from(subscriptions)
+      .where(and(eq(subscriptions.accountId, accountId), eq(subscriptions.isPass, true)));
+    if (existing) return;
+    const endsAt = new Date();
+    endsAt.setUTCFullYear(endsAt.getUTCFullYear() + DEMO_PASS.years);
+    await tx.insert(subscriptions).values({
+      accountId,
+      isPass: true,
+      tier: DEMO_PASS.tier,
+      features: [...DEMO_PASS.features],
+      allowedApps: [...DEMO_PASS.allowedApps],
+      graceDays: DEMO_PASS.graceDays,
+      endsAt,
+    });
+  });
+}
+
 async function ensureDemoAccount(db: Database): Promise<number> {
   const existing = await findAccountByEmail(db, DEMO_EMAIL);
   if (existing) return existing.id;
@@ -166,7 +193,11 @@ async function issueDemoKey(db: Database, accountId: number, brand: string, seed
         .from(apiKeys)
         .where(eq(apiKeys.hash, hashKeySecret(secret)));
       if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) {
-        return { key: secret, record: toApiKeyRecord(row) };
+        // A demo key made by an earlier version keeps working and gains what the demo key holds now.
+        const abilities = [...demoKeyAbilities];
+        if (row.abilities.join() === abilities.join()) return { key: secret, record: toApiKeyRecord(row) };
+        const [updated] = await tx.update(apiKeys).set({ abilities }).where(eq(apiKeys.id, row.id)).returning();
+        return { key: secret, record: toApiKeyRecord(updated as typeof row) };
       }
       if (row) continue;
       const others = await tx

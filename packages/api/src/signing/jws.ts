@@ -1,4 +1,4 @@
-import { randomUUID, sign } from "node:crypto";
+import { type KeyObject, randomUUID, sign, webcrypto } from "node:crypto";
 import canonicalize from "canonicalize";
 import { type JWTPayload, SignJWT } from "jose";
 import type { SigningKeyring } from "./keyring";
@@ -22,6 +22,27 @@ export function jwks(keyring: SigningKeyring): { keys: PublicJwk[] } {
 }
 
 /**
+ * jose signs through WebCrypto: each private key is imported as a CryptoKey once (from a KeyObject, jose would
+ * convert it on every signature).
+ */
+const cryptoKeys = new WeakMap<KeyObject, Promise<webcrypto.CryptoKey>>();
+
+function cryptoKeyOf(key: KeyObject): Promise<webcrypto.CryptoKey> {
+  let imported = cryptoKeys.get(key);
+  if (!imported) {
+    imported = webcrypto.subtle.importKey(
+      "pkcs8",
+      key.export({ format: "der", type: "pkcs8" }),
+      { name: "Ed25519" },
+      false,
+      ["sign"],
+    );
+    cryptoKeys.set(key, imported);
+  }
+  return imported;
+}
+
+/**
  * A compact JWS (a JWT, RFC 7519) signed with the certificate key: EdDSA, the key's `kid` in the protected header,
  * `iss`, `iat`, `exp` and a unique `jti` beside the claims.
  */
@@ -38,7 +59,7 @@ export async function signJwt(
     .setJti(randomUUID())
     .setIssuedAt(Math.floor(options.issuedAt.getTime() / 1000))
     .setExpirationTime(Math.floor(options.expiresAt.getTime() / 1000))
-    .sign(key.privateKey);
+    .sign(await cryptoKeyOf(key.privateKey));
 }
 
 /** The RFC 8785 (JCS) canonical form of a JSON value: what a detached signature over it covers. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requireSigning } from "../../delivery/procedure";
+import { deliveryOf } from "../../delivery/procedure";
 import { jwks } from "../../signing/jws";
 import { accountProcedure, publicProcedure, router } from "../../trpc";
 import { ClientConfigData, JwksData } from "./schemas";
@@ -20,8 +20,7 @@ export const clientConfigRouter = router({
     })
     .input(z.object({}))
     .output(ClientConfigData)
-    .use(requireSigning)
-    .query(({ ctx }) => clientConfig(ctx.db, ctx.keyring, ctx.caller)),
+    .query(({ ctx }) => clientConfig(ctx.db, deliveryOf(ctx).keyring, ctx.caller)),
 
   jwks: publicProcedure
     .meta({
@@ -37,9 +36,8 @@ export const clientConfigRouter = router({
     })
     .input(z.object({}))
     .output(JwksData)
-    .use(requireSigning)
     .query(({ ctx }) => {
       ctx.res.headers["cache-control"] = "public, max-age=300";
-      return jwks(ctx.keyring);
+      return jwks(deliveryOf(ctx).keyring);
     }),
 });

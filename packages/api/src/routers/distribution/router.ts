@@ -1,6 +1,6 @@
 import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
-import { requireDelivery } from "../../delivery/procedure";
+import { deliveryOf } from "../../delivery/procedure";
 import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { IdParam } from "../../schemas/common";
 import { publicProcedure, router } from "../../trpc";
@@ -29,11 +29,10 @@ export const distributionRouter = router({
     })
     .input(z.object({ id: IdParam, channel: z.enum(releaseChannels).optional() }))
     .output(TextOutput)
-    .use(requireDelivery)
     .query(({ ctx, input }) => {
       // What the feed lists depends on the key: a shared cache must not hand one reader's feed to another.
       ctx.res.headers.vary = "Authorization";
-      return appcast(ctx.db, ctx.delivery, ctx.caller, input.id, input.channel);
+      return appcast(ctx.db, deliveryOf(ctx), ctx.caller, input.id, input.channel);
     }),
 
   releaseDownload: publicProcedure
@@ -57,8 +56,7 @@ export const distributionRouter = router({
     })
     .input(z.object({ release: IdParam }))
     .output(RedirectOutput)
-    .use(requireDelivery)
-    .query(({ ctx, input }) => releaseDownload(ctx.db, ctx.delivery, ctx.caller, input.release)),
+    .query(({ ctx, input }) => releaseDownload(ctx.db, deliveryOf(ctx), ctx.caller, input.release)),
 
   file: publicProcedure
     .meta({
@@ -84,6 +82,5 @@ export const distributionRouter = router({
     })
     .input(z.object({ token: z.string().min(1).max(4096), filename: z.string().min(1).max(255) }))
     .output(FileOutput)
-    .use(requireDelivery)
-    .query(({ ctx, input }) => signedFile(ctx.delivery, input.token, input.filename)),
+    .query(({ ctx, input }) => signedFile(deliveryOf(ctx), input.token, input.filename)),
 });

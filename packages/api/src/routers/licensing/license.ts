@@ -1,4 +1,4 @@
-import type { Database, Executor } from "@shelf/db";
+import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import type { ApiKeyCaller, Caller } from "../../auth/caller";
 import { DomainError, ValidationError } from "../../errors";
@@ -175,23 +175,56 @@ function decide(state: LicenseState, deviceId: string | null | undefined): Licen
 
 type SeatRow = DeviceRow & { seat_activated_at: string; last_checked_at: string; app_version: string | null };
 
-/** The devices seated on a product, most recently checked first: for the 409 answer and the product license. */
-function seatedDevices(db: Executor, accountId: number, productId: number): Promise<SeatRow[]> {
-  return sqlRows<SeatRow>(
-    db,
-    sql`select ${sql.raw(DEVICE_COLUMNS("d"))}, ${sql.raw(isoSql("da.activated_at"))} as seat_activated_at,
-        ${sql.raw(isoSql("da.last_checked_at"))} as last_checked_at, da.app_version
-      from device_activations da join devices d on d.id = da.device_id
-      where da.account_id = ${accountId} and da.product_id = ${productId}
-      order by da.last_checked_at desc, da.id`,
-  );
+/** The devices seated on a product, most recently checked first ($1 account, $2 product). */
+const SEATED_DEVICES_SQL = `
+  select ${DEVICE_COLUMNS("d")}, ${isoSql("da.activated_at")} as seat_activated_at,
+    ${isoSql("da.last_checked_at")} as last_checked_at, da.app_version
+  from device_activations da join devices d on d.id = da.device_id
+  where da.account_id = $1 and da.product_id = $2
+  order by da.last_checked_at desc, da.id`;
+
+/**
+ * In one statement, once the seat lock is held: the device's row (created or refreshed), and a seat for it unless the
+ * product's seats are all taken ($7 the limit, null for none). $1 account, $2 product, $3 device identifier, $4 app
+ * version, $5 device name, $6 key. `activated_at` is set here too: over the limit, the transaction is rolled back.
+ */
+const TAKE_SEAT_SQL = `
+  with dev as (
+    insert into devices (account_id, identifier, name, last_seen_at, last_app_version, activated_at)
+    values ($1, $3, $5, now(), $4, now())
+    on conflict (account_id, identifier) do update set last_seen_at = now(),
+      name = coalesce(excluded.name, devices.name),
+      last_app_version = coalesce(excluded.last_app_version, devices.last_app_version),
+      activated_at = coalesce(devices.activated_at, excluded.activated_at)
+    returning id, identifier, name, activated_at, last_seen_at
+  ), seats as (
+    select count(*)::int as used, coalesce(bool_or(device_id = (select id from dev)), false) as mine
+    from device_activations where account_id = $1 and product_id = $2
+  ), seat as (
+    insert into device_activations (account_id, product_id, device_id, api_key_id, app_version)
+    select $1, $2, dev.id, $6, $4 from dev, seats
+    where seats.mine or $7::integer is null or seats.used < $7::integer
+    on conflict (account_id, product_id, device_id) do update set last_checked_at = now(),
+      api_key_id = excluded.api_key_id, app_version = coalesce(excluded.app_version, device_activations.app_version)
+    returning 1
+  )
+  select ${DEVICE_COLUMNS("dev")}, seats.used, seats.mine, exists (select 1 from seat) as seated from dev, seats`;
+
+/** Raised inside the seat transaction to roll it back; answered as the 409. */
+class NoFreeSeat extends Error {
+  readonly devices: LicenseDeviceData[];
+  constructor(devices: LicenseDeviceData[]) {
+    super("Every seat is taken.");
+    this.devices = devices;
+  }
 }
 
 /**
- * Takes a seat for a device new to the product, under a lock on (account, product), so that parallel first checks
- * from many devices never take more seats than the limit; a device that was seated meanwhile (a race with its own
- * earlier check) keeps its seat. Over the limit: 409 with the seated devices and where to manage them, and nothing
- * is written.
+ * Takes a seat for a device new to the product, under a lock on (account, product) held to the end of the
+ * transaction, so that parallel first checks from many devices never take more seats than the limit; a device seated
+ * meanwhile (a race with its own earlier check) keeps its seat. Over the limit: 409 with the seated devices and where
+ * to manage them, and nothing is written. Prepared statements on one connection: the lock, the seat, and the list
+ * when there is no seat.
  */
 async function takeSeat(
   db: Database,
@@ -200,47 +233,46 @@ async function takeSeat(
   input: LicenseCheckInput & { device_id: string },
   manageUrl: string,
 ): Promise<{ device: DeviceRow; used: number }> {
-  return db.transaction(async (tx) => {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtextextended(${`shelf.seats:${caller.accountId}:${state.id}`}, 0))`,
-    );
-    const [device] = await sqlRows<{ id: number }>(
-      tx,
-      sql`insert into devices (account_id, identifier, name, last_seen_at, last_app_version)
-        values (${caller.accountId}, ${input.device_id}, ${input.device_name ?? null}, now(), ${input.app_version ?? null})
-        on conflict (account_id, identifier) do update set last_seen_at = now(),
-          name = coalesce(excluded.name, devices.name),
-          last_app_version = coalesce(excluded.last_app_version, devices.last_app_version)
-        returning id`,
-    );
-    const deviceId = (device as { id: number }).id;
-    const [seats] = await sqlRows<{ used: number; mine: boolean }>(
-      tx,
-      sql`select count(*)::int as used, coalesce(bool_or(device_id = ${deviceId}), false) as mine
-        from device_activations where account_id = ${caller.accountId} and product_id = ${state.id}`,
-    );
-    const { used, mine } = seats as { used: number; mine: boolean };
-    if (!mine && state.device_limit !== null && used >= state.device_limit) {
-      const devices = await seatedDevices(tx, caller.accountId, state.id);
-      throw new DomainError(
-        "device_limit_reached",
-        `${state.name} is active on ${used} of ${state.device_limit} devices: release one to activate this one.`,
-        { device_limit: state.device_limit, devices: devices.map(deviceData), manage_url: manageUrl },
+  try {
+    return await db.$client.begin(async (tx) => {
+      await tx.unsafe(
+        "select pg_advisory_xact_lock(hashtextextended($1, 0))",
+        [`shelf.seats:${caller.accountId}:${state.id}`],
+        {
+          prepare: true,
+        },
       );
-    }
-    const keyId = caller.type === "api_key" ? caller.keyId : null;
-    await tx.execute(sql`
-      insert into device_activations (account_id, product_id, device_id, api_key_id, app_version)
-      values (${caller.accountId}, ${state.id}, ${deviceId}, ${keyId}, ${input.app_version ?? null})
-      on conflict (account_id, product_id, device_id) do update set last_checked_at = now(),
-        api_key_id = excluded.api_key_id, app_version = coalesce(excluded.app_version, device_activations.app_version)`);
-    const [seated] = await sqlRows<DeviceRow>(
-      tx,
-      sql`update devices set activated_at = coalesce(activated_at, now()) where id = ${deviceId}
-        returning ${sql.raw(DEVICE_COLUMNS("devices"))}`,
+      const [row] = (await tx.unsafe(
+        TAKE_SEAT_SQL,
+        [
+          caller.accountId,
+          state.id,
+          input.device_id,
+          input.app_version ?? null,
+          input.device_name ?? null,
+          caller.type === "api_key" ? caller.keyId : null,
+          state.device_limit,
+        ],
+        { prepare: true },
+      )) as unknown as (DeviceRow & { used: number; mine: boolean; seated: boolean })[];
+      const seat = row as DeviceRow & { used: number; mine: boolean; seated: boolean };
+      if (!seat.seated) {
+        const devices = (await tx.unsafe(SEATED_DEVICES_SQL, [caller.accountId, state.id], {
+          prepare: true,
+        })) as unknown as SeatRow[];
+        throw new NoFreeSeat(devices.map(deviceData));
+      }
+      return { device: seat, used: seat.mine ? seat.used : seat.used + 1 };
+    });
+  } catch (error) {
+    if (!(error instanceof NoFreeSeat)) throw error;
+    const limit = state.device_limit as number;
+    throw new DomainError(
+      "device_limit_reached",
+      `${state.name} is active on ${limit} of ${limit} devices: release one to activate this one.`,
+      { device_limit: limit, devices: error.devices, manage_url: manageUrl },
     );
-    return { device: seated as DeviceRow, used: mine ? used : used + 1 };
-  });
+  }
 }
 
 /** Where a person manages the devices seated on a product (the account pages). */
@@ -323,7 +355,7 @@ export async function checkLicense(
 export async function productLicense(db: Database, caller: Caller, access: ProductAccess): Promise<ProductLicenseData> {
   const [[state], seated] = await Promise.all([
     preparedRows<LicenseState>(db, LICENSE_STATE_SQL, [caller.accountId, access.id, null, null, null]),
-    seatedDevices(db, caller.accountId, access.id),
+    preparedRows<SeatRow>(db, SEATED_DEVICES_SQL, [caller.accountId, access.id]),
   ]);
   const license = state as LicenseState;
   // Without a device in question, a licensed account's state is `valid` even when the product limits devices.

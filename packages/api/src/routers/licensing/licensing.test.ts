@@ -1,4 +1,4 @@
-import { schema } from "@shelf/db";
+import { createDb, schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -217,11 +217,21 @@ describe("POST /api/license/check", () => {
   it("keeps the device limit under 20 parallel first checks from distinct devices: exactly the limit get in", async () => {
     const limit = 3;
     const { account, key, product } = await buyer({ deviceLimit: limit });
+    // Every new seat takes 30 ms to write (a trigger of this test's database), so that the checks overlap for sure:
+    // without the seat lock, each would count the seats before any other had committed, and all would get in.
+    await testDb.db.execute(sql`create function slow_seat() returns trigger language plpgsql as
+      $$ begin perform pg_sleep(0.03); return new; end $$`);
+    await testDb.db.execute(
+      sql`create trigger slow_seat before insert on device_activations for each row execute function slow_seat()`,
+    );
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         check(key, { product_id: product.id, device_id: `PAR-${index}`, device_name: `Device ${index}` }),
       ),
-    );
+    ).finally(async () => {
+      await testDb.db.execute(sql`drop trigger slow_seat on device_activations`);
+      await testDb.db.execute(sql`drop function slow_seat`);
+    });
     const admitted = responses.filter((response) => response.status === 200);
     const refused = responses.filter((response) => response.status === 409);
     expect(admitted).toHaveLength(limit);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requireSigning } from "../../delivery/procedure";
+import { deliveryOf } from "../../delivery/procedure";
 import { DomainError } from "../../errors";
 import { preferredLanguage } from "../../language";
 import { accountProcedure, router } from "../../trpc";
@@ -34,8 +34,7 @@ export const licensingRouter = router({
     })
     .input(LicenseCheckInput)
     .output(LicenseCheckData)
-    .use(requireSigning)
-    .mutation(({ ctx, input }) => checkLicense(ctx.db, ctx.keyring, ctx.caller, input, ctx.baseUrl)),
+    .mutation(({ ctx, input }) => checkLicense(ctx.db, deliveryOf(ctx).keyring, ctx.caller, input, ctx.baseUrl)),
 
   product: productProcedure
     .meta({

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { z } from "zod";
-import { requireDelivery } from "../../delivery/procedure";
+import { deliveryOf } from "../../delivery/procedure";
 import { FileOutput, TextOutput } from "../../plain";
 import { accountProcedure, type ExampleContext, router } from "../../trpc";
 import { bundle, contentAsset, installPlan, listContentAssets } from "./delivery";
@@ -106,8 +106,7 @@ export const productsRouter = router({
     })
     .input(InstallInput)
     .output(z.object({ data: ProductInstallData }))
-    .use(requireDelivery)
-    .query(({ ctx, input }) => installPlan(ctx.db, ctx.delivery, ctx.product, input.channel)),
+    .query(({ ctx, input }) => installPlan(ctx.db, deliveryOf(ctx), ctx.product, input.channel)),
 
   bundle: productProcedure
     .meta({
@@ -127,8 +126,7 @@ export const productsRouter = router({
     })
     .input(InstallInput)
     .output(FileOutput)
-    .use(requireDelivery)
-    .query(({ ctx, input }) => bundle(ctx.db, ctx.delivery, ctx.product, input.channel)),
+    .query(({ ctx, input }) => bundle(ctx.db, deliveryOf(ctx), ctx.product, input.channel)),
 
   contentAssets: productProcedure
     .meta({
@@ -172,8 +170,7 @@ export const productsRouter = router({
     })
     .input(z.object({ path: ContentAssetPath }))
     .output(FileOutput)
-    .use(requireDelivery)
-    .query(({ ctx, input }) => contentAsset(ctx.db, ctx.delivery, ctx.product.id, input.path)),
+    .query(({ ctx, input }) => contentAsset(ctx.db, deliveryOf(ctx), ctx.product.id, input.path)),
 
   contentCss: accountProcedure
     .meta({
