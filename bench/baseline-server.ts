@@ -353,29 +353,30 @@ async function usage(key: Key, input: { consent?: unknown; days?: Day[] }) {
 }
 
 async function clientConfig(key: Key) {
-  const [policy] = await sql.unsafe(POLICY_SQL, [key.account_id, key.product_id], { prepare: true });
+  const [row] = await sql.unsafe(POLICY_SQL, [key.account_id, key.product_id], { prepare: true });
+  const policy = row as postgres.Row;
   const signedAt = new Date().toISOString();
-  const revoked = (policy?.revoked as { product_id: number; device_id: string }[]).map((entry) => ({
+  const revoked = (policy.revoked as { product_id: number; device_id: string }[]).map((entry) => ({
     device_id: entry.device_id,
     product_id: entry.product_id,
   }));
   // RFC 8785 for this fixed shape: keys in code-unit order, no spaces, the numbers are integers.
   const canonical = JSON.stringify({
     kid,
-    min_client_version: policy?.min_client_version,
-    policy: { recheck_hours: policy?.recheck_hours, ttl_days: policy?.ttl_days },
+    min_client_version: policy.min_client_version,
+    policy: { recheck_hours: policy.recheck_hours, ttl_days: policy.ttl_days },
     revoked,
     signed_at: signedAt,
-    version: policy?.version,
+    version: policy.version,
   });
   return {
     status: 200,
     body: {
-      min_client_version: policy?.min_client_version,
-      revoked: policy?.revoked,
-      policy: { ttl_days: policy?.ttl_days, recheck_hours: policy?.recheck_hours },
+      min_client_version: policy.min_client_version,
+      revoked: policy.revoked,
+      policy: { ttl_days: policy.ttl_days, recheck_hours: policy.recheck_hours },
       signed_at: signedAt,
-      version: policy?.version,
+      version: policy.version,
       kid,
       signature: sign(null, Buffer.from(canonical), privateKey).toString("base64url"),
     },
