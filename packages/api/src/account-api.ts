@@ -8,7 +8,7 @@ export const ACCOUNT_API_DOCUMENT = {
     title: "Shelf API",
     version: "1",
     description:
-      "The account API: library, products, releases, update checks, install plans, release files and content assets; and the app host's Sparkle appcasts and release downloads. Send an account API key as `Authorization: Bearer <key>` (never in a URL); signed download links carry no key.",
+      "The account API: library, products, releases, update checks, install plans, release files and content assets; license checks with device seats and offline certificates, the all-access pass, setup progress, the device API and the signed client policy (verify certificates and the policy with the JWKS at /.well-known/jwks.json); and the app host's Sparkle appcasts and release downloads. Send an account API key as `Authorization: Bearer <key>` (never in a URL); signed download links carry no key.",
   },
 };
 
