@@ -1,6 +1,7 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, sql } from "drizzle-orm";
+import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import {
@@ -126,6 +127,17 @@ describe("POST /api/license/check", () => {
     flipped[10] = (flipped[10] as number) ^ 1;
     expect(await verifyCompactJws(`${header}.${payload}.${flipped.toString("base64url")}`, jwks)).toBeNull();
     expect(await verifyCompactJws(body.certificate, { keys: [] })).toBeNull();
+
+    // What README tells client authors to do, with a JOSE library: it verifies, and names the claims it checked.
+    const jose = await jwtVerify(body.certificate, createLocalJWKSet(jwks), {
+      typ: "license+jwt",
+      issuer: "http://shelf.test",
+      audience: `product:${product.id}`,
+    });
+    expect(jose.payload.device_id).toBe("MAC-0001");
+    await expect(
+      jwtVerify(body.certificate, createLocalJWKSet(jwks), { typ: "license+jwt", audience: "product:0" }),
+    ).rejects.toThrow();
 
     expect(await seats(account.id, product.id)).toBe(1);
   });
