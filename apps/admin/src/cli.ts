@@ -5,6 +5,15 @@ import { readDbEnv, SetupError } from "@shelf/db/env";
 import { UsageError } from "./args";
 import type { Command, CommandContext, CommandOutput } from "./command";
 import { accountCreate } from "./commands/account";
+import {
+  exchangeRateSet,
+  invoiceCreate,
+  orderCreate,
+  orderRefund,
+  paymentMethodAdd,
+  subscriptionCancel,
+  subscriptionCreate,
+} from "./commands/commerce";
 import { demo } from "./commands/demo";
 import { deviceDeactivate, deviceList } from "./commands/device";
 import { entitlementGrant } from "./commands/entitlement";
@@ -26,6 +35,13 @@ export const commands: Command[] = [
   releaseYank,
   assetPut,
   passGrant,
+  orderCreate,
+  orderRefund,
+  subscriptionCreate,
+  subscriptionCancel,
+  paymentMethodAdd,
+  invoiceCreate,
+  exchangeRateSet,
   deviceList,
   deviceDeactivate,
   policySet,
@@ -82,6 +98,19 @@ const flagForField: Record<string, string> = {
   recheckHours: "--recheck-hours",
   ttlDays: "--ttl-days",
   id: "--id",
+  quantity: "--quantity",
+  discountCents: "--discount-cents",
+  receiptUrl: "--receipt-url",
+  totalCents: "--total-cents",
+  orderId: "--order",
+  subscriptionId: "--subscription",
+  dueAt: "--due",
+  brand: "--brand",
+  last4: "--last4",
+  expMonth: "--exp",
+  expYear: "--exp",
+  krwPerUnit: "--krw",
+  source: "--source",
 };
 
 function usage(): string {

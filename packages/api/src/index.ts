@@ -24,6 +24,7 @@ export * as policyAdmin from "./routers/client-config/admin-service";
 export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
+export * as orderAdmin from "./routers/orders/admin-service";
 export * as productAdmin from "./routers/products/admin-service";
 export * as publishing from "./routers/products/publish";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";

@@ -1,4 +1,5 @@
 import Negotiator from "negotiator";
+import type { Context } from "./context";
 
 /** The languages answers are written in (contract: Korean and English); English when the client prefers neither. */
 export const answerLanguages = ["en", "ko"] as const;
@@ -16,4 +17,15 @@ export function longDate(iso: string, language: AnswerLanguage): string {
   return new Intl.DateTimeFormat(language === "ko" ? "ko-KR" : "en-US", { dateStyle: "long", timeZone: "UTC" }).format(
     new Date(iso),
   );
+}
+
+/**
+ * The language of an answer that has words for people in it: chosen from the request's Accept-Language, and said in
+ * Content-Language, with Vary so that shared caches keep one copy per language.
+ */
+export function answerLanguageOf(ctx: Pick<Context, "acceptLanguage" | "res">): AnswerLanguage {
+  const language = preferredLanguage(ctx.acceptLanguage);
+  ctx.res.headers["content-language"] = language;
+  ctx.res.headers.vary = "Accept-Language";
+  return language;
 }

@@ -3,8 +3,10 @@ import { devicesRouter } from "./routers/devices/router";
 import { distributionRouter } from "./routers/distribution/router";
 import { libraryRouter } from "./routers/library/router";
 import { licensingRouter } from "./routers/licensing/router";
+import { ordersRouter } from "./routers/orders/router";
 import { productsRouter } from "./routers/products/router";
 import { setupRouter } from "./routers/setup/router";
+import { subscriptionsRouter } from "./routers/subscriptions/router";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -15,6 +17,8 @@ export const appRouter = router({
   setup: setupRouter,
   device: devicesRouter,
   clientConfig: clientConfigRouter,
+  orders: ordersRouter,
+  subscriptions: subscriptionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -13,3 +13,15 @@ export type ReleaseChannel = (typeof releaseChannels)[number];
 
 export const subscriptionStatuses = ["active", "trialing", "past_due", "cancelled", "expired"] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
+
+export const orderStatuses = ["pending", "paid", "refunded", "cancelled"] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+
+export const invoiceStatuses = ["draft", "open", "paid", "void", "uncollectible"] as const;
+export type InvoiceStatus = (typeof invoiceStatuses)[number];
+
+export const supportKinds = ["general", "app_report", "refund_request"] as const;
+export type SupportKind = (typeof supportKinds)[number];
+
+export const errorTypes = ["crash", "exception", "warning"] as const;
+export type ErrorType = (typeof errorTypes)[number];

@@ -66,6 +66,21 @@ export const tags = pgTable("tags", {
   active: boolean().notNull().default(true),
 });
 
+/** A family of products (one app and its editions, say), public at /api/lineages. */
+export const lineages = pgTable(
+  "lineages",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    slug: text().notNull(),
+    name: text().notNull(),
+    description: text(),
+    active: boolean().notNull().default(true),
+    position: integer().notNull().default(0),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("lineages_slug_key").on(t.slug)],
+);
+
 export const products = pgTable(
   "products",
   {
@@ -95,10 +110,12 @@ export const products = pgTable(
     architecturePath: text(),
     aiPromptPath: text(),
     deviceLimit: integer(),
+    lineageId: integer().references(() => lineages.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex("products_slug_key").on(t.slug),
+    index().on(t.lineageId),
     // License checks name an app by its bundle id.
     index("products_bundle_id_idx").on(sql`(${t.delivery}->'payload'->>'bundle_id')`),
     check("products_prices_non_negative", sql`${t.unitPriceCents} >= 0 AND coalesce(${t.listPriceCents}, 0) >= 0`),

@@ -1,8 +1,20 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  type AnyPgColumn,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import type { GrantType } from "../enums";
 import { accounts } from "./accounts";
 import { products } from "./catalog";
+import { orderItems, orders } from "./commerce";
+import { subscriptions } from "./subscriptions";
 
 export const bundles = pgTable(
   "bundles",
@@ -42,8 +54,11 @@ export const entitlements = pgTable(
       .references(() => products.id, { onDelete: "cascade" }),
     sourceProductId: integer().references(() => products.id, { onDelete: "set null" }),
     bundleId: integer().references(() => bundles.id, { onDelete: "set null" }),
-    orderId: integer(),
-    orderItemId: integer(),
+    /** The order (and its item) that granted it; refunding the order revokes it. */
+    orderId: integer().references((): AnyPgColumn => orders.id, { onDelete: "set null" }),
+    orderItemId: integer().references((): AnyPgColumn => orderItems.id, { onDelete: "set null" }),
+    /** The subscription that grants it while it runs. */
+    subscriptionId: integer().references((): AnyPgColumn => subscriptions.id, { onDelete: "set null" }),
     grantType: text().$type<GrantType>().notNull().default("grant"),
     sourceQuantity: integer().notNull().default(1),
     accessExpiresAt: timestamp({ withTimezone: true }),
@@ -54,6 +69,8 @@ export const entitlements = pgTable(
   (t) => [
     index().on(t.accountId, t.productId),
     index().on(t.productId),
+    index().on(t.orderId),
+    index().on(t.subscriptionId),
     check("entitlements_grant_type", sql`${t.grantType} IN ('purchase', 'grant', 'bundle', 'subscription', 'trial')`),
   ],
 );

@@ -9,11 +9,13 @@ import {
   productTags,
   tags,
 } from "./catalog";
+import { orderItems, orders, paymentMethods } from "./commerce";
 import { setupProgress } from "./devices";
 import { bundleProducts, bundles, entitlements } from "./entitlements";
 import { apiKeys } from "./keys";
 import { mcpServers, mcpTools } from "./mcp";
 import { releases } from "./releases";
+import { subscriptions } from "./subscriptions";
 
 export const accountsRelations = relations(accounts, ({ many }) => ({
   entitlements: many(entitlements),
@@ -58,6 +60,24 @@ export const entitlementsRelations = relations(entitlements, ({ one }) => ({
   account: one(accounts, { fields: [entitlements.accountId], references: [accounts.id] }),
   product: one(products, { fields: [entitlements.productId], references: [products.id] }),
   bundle: one(bundles, { fields: [entitlements.bundleId], references: [bundles.id] }),
+  orderItem: one(orderItems, { fields: [entitlements.orderItemId], references: [orderItems.id] }),
+}));
+
+export const ordersRelations = relations(orders, ({ one, many }) => ({
+  items: many(orderItems),
+  subscription: one(subscriptions, { fields: [orders.subscriptionId], references: [subscriptions.id] }),
+}));
+
+export const orderItemsRelations = relations(orderItems, ({ one, many }) => ({
+  order: one(orders, { fields: [orderItems.orderId], references: [orders.id] }),
+  product: one(products, { fields: [orderItems.productId], references: [products.id] }),
+  entitlements: many(entitlements),
+}));
+
+export const subscriptionsRelations = relations(subscriptions, ({ one }) => ({
+  product: one(products, { fields: [subscriptions.productId], references: [products.id] }),
+  order: one(orders, { fields: [subscriptions.orderId], references: [orders.id] }),
+  paymentMethod: one(paymentMethods, { fields: [subscriptions.paymentMethodId], references: [paymentMethods.id] }),
 }));
 
 export const bundlesRelations = relations(bundles, ({ many }) => ({

@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import type { SubscriptionStatus } from "../enums";
 import { accounts } from "./accounts";
 import { products } from "./catalog";
+import { orders, paymentMethods } from "./commerce";
 
 /**
  * A subscription of an account: to a product, or an all-access pass (`is_pass`) whose tier, features and apps say
@@ -28,6 +29,16 @@ export const subscriptions = pgTable(
     endsAt: timestamp({ withTimezone: true }),
     graceDays: integer().notNull().default(0),
     cancelledAt: timestamp({ withTimezone: true }),
+    /** Cancelled by its holder: it runs to `ends_at` and does not renew. */
+    cancelAtPeriodEnd: boolean().notNull().default(false),
+    /** The order that started it. */
+    orderId: integer().references((): AnyPgColumn => orders.id, { onDelete: "set null" }),
+    /** What the next renewal charges; null for a subscription that does not renew (a granted pass, a trial). */
+    renewalAmountCents: integer(),
+    renewalCurrency: text(),
+    paymentMethodId: integer().references((): AnyPgColumn => paymentMethods.id, { onDelete: "set null" }),
+    offerCode: text(),
+    offerName: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -35,5 +46,9 @@ export const subscriptions = pgTable(
     check("subscriptions_status", sql`${t.status} IN ('active', 'trialing', 'past_due', 'cancelled', 'expired')`),
     check("subscriptions_grace_days", sql`${t.graceDays} BETWEEN 0 AND 365`),
     check("subscriptions_period", sql`${t.endsAt} IS NULL OR ${t.endsAt} > ${t.startsAt}`),
+    check(
+      "subscriptions_renewal",
+      sql`(${t.renewalAmountCents} IS NULL) = (${t.renewalCurrency} IS NULL) AND coalesce(${t.renewalAmountCents}, 0) >= 0`,
+    ),
   ],
 );

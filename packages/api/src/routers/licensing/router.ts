@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { deliveryOf } from "../../delivery/procedure";
 import { DomainError } from "../../errors";
-import { preferredLanguage } from "../../language";
+import { answerLanguageOf } from "../../language";
 import { accountProcedure, router } from "../../trpc";
 import { createApiKey } from "../keys/service";
 import { productProcedure } from "../products/procedure";
@@ -92,10 +92,5 @@ export const licensingRouter = router({
     })
     .input(z.object({}))
     .output(PassCheckData)
-    .query(({ ctx }) => {
-      const language = preferredLanguage(ctx.acceptLanguage);
-      ctx.res.headers["content-language"] = language;
-      ctx.res.headers.vary = "Accept-Language";
-      return passCheck(ctx.db, ctx.caller, language, ctx.baseUrl);
-    }),
+    .query(({ ctx }) => passCheck(ctx.db, ctx.caller, answerLanguageOf(ctx), ctx.baseUrl)),
 });

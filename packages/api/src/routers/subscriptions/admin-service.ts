@@ -1,11 +1,12 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import { eq } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError, parseInput, ValidationError } from "../../errors";
 import { hasControlCharacter } from "../../schemas/common";
+import { Currency, createOrder } from "../orders/admin-service";
 
-const { accounts, subscriptions } = schema;
+const { accounts, entitlements, exchangeRates, paymentMethods, products, subscriptions } = schema;
 
 const Label = z
   .string()
@@ -73,4 +74,153 @@ export async function grantPass(db: Database, rawInput: GrantPassInput): Promise
     })
     .returning();
   return toSubscriptionRecord(row as typeof subscriptions.$inferSelect);
+}
+
+const DAY_MS = 86_400_000;
+
+export const CreateSubscriptionInput = z.object({
+  accountId: z.number().int().positive(),
+  productId: z.number().int().positive(),
+  /** An all-access pass sold as this product: it opens every app (`*`), through the pass check. */
+  pass: z.boolean().default(false),
+  /** A free trial: no order, and the product for its duration. */
+  trial: z.boolean().default(false),
+  /** End of the first period (default: a month from now, a fortnight for a trial). */
+  until: z.date().optional(),
+});
+export type CreateSubscriptionInput = z.input<typeof CreateSubscriptionInput>;
+
+/**
+ * `subscription:create`: a subscription to a product that renews at the product's price, in one transaction with
+ * what it grants: a paid order for the first period (and its invoice), then an entitlement to the product for the
+ * period (a `trial` one for a trial). A pass grants no entitlement: the pass check opens its apps.
+ */
+export async function createSubscription(db: Database, rawInput: CreateSubscriptionInput) {
+  const input = parseInput(CreateSubscriptionInput, rawInput);
+  const now = new Date();
+  const endsAt = input.until ?? new Date(now.getTime() + (input.trial ? 14 : 30) * DAY_MS);
+  if (endsAt <= now) throw new ValidationError({ until: ["must be in the future"] });
+  return db.transaction(async (tx) => {
+    const [account] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId));
+    if (!account) throw new DomainError("not_found", "Account not found.");
+    const [product] = await tx.select().from(products).where(eq(products.id, input.productId));
+    if (!product) throw new DomainError("not_found", "Product not found.");
+    const [card] = await tx
+      .select({ id: paymentMethods.id })
+      .from(paymentMethods)
+      .where(and(eq(paymentMethods.accountId, input.accountId), eq(paymentMethods.isDefault, true)));
+    const [created] = await tx
+      .insert(subscriptions)
+      .values({
+        accountId: input.accountId,
+        productId: product.id,
+        isPass: input.pass,
+        status: input.trial ? "trialing" : "active",
+        isTrial: input.trial,
+        tier: input.pass ? "all-access" : null,
+        allowedApps: input.pass ? ["*"] : [],
+        startsAt: now,
+        endsAt,
+        graceDays: input.pass ? 7 : 0,
+        renewalAmountCents: product.unitPriceCents,
+        renewalCurrency: product.currency,
+        paymentMethodId: card?.id ?? null,
+      })
+      .returning();
+    const subscription = created as typeof subscriptions.$inferSelect;
+    let order: { id: number; number: string; item_id: number } | null = null;
+    if (!input.trial) {
+      const placed = await createOrder(
+        tx,
+        { accountId: input.accountId, productId: product.id },
+        {
+          grantType: input.pass ? null : "subscription",
+          accessExpiresAt: endsAt,
+          subscriptionId: subscription.id,
+        },
+      );
+      await tx.update(subscriptions).set({ orderId: placed.id }).where(eq(subscriptions.id, subscription.id));
+      order = { id: placed.id, number: placed.number, item_id: placed.item_id };
+    } else if (!input.pass) {
+      await tx.insert(entitlements).values({
+        accountId: input.accountId,
+        productId: product.id,
+        grantType: "trial",
+        subscriptionId: subscription.id,
+        accessExpiresAt: endsAt,
+        grantedAt: now,
+      });
+    }
+    return {
+      ...toSubscriptionRecord({ ...subscription, orderId: order?.id ?? null }),
+      product_id: product.id,
+      is_trial: subscription.isTrial,
+      renewal_amount_cents: subscription.renewalAmountCents,
+      renewal_currency: subscription.renewalCurrency,
+      order,
+    };
+  });
+}
+
+/**
+ * `subscription:cancel`: at once (it ends now, and what it granted ends with it) or at the end of its period (it runs
+ * on without renewing, and can still be resumed). Cancelling twice changes nothing more.
+ */
+export async function cancelSubscription(db: Database, subscriptionId: number, options: { atPeriodEnd: boolean }) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for("update");
+    if (!row) throw new DomainError("not_found", "Subscription not found.");
+    const now = new Date();
+    if (row.status === "cancelled" || row.status === "expired") {
+      return { ...toSubscriptionRecord(row), cancel_at_period_end: row.cancelAtPeriodEnd };
+    }
+    if (options.atPeriodEnd) {
+      const [updated] = await tx
+        .update(subscriptions)
+        .set({ cancelAtPeriodEnd: true, cancelledAt: sql`coalesce(${subscriptions.cancelledAt}, now())` })
+        .where(eq(subscriptions.id, subscriptionId))
+        .returning();
+      const saved = updated as typeof subscriptions.$inferSelect;
+      return { ...toSubscriptionRecord(saved), cancel_at_period_end: saved.cancelAtPeriodEnd };
+    }
+    const endsAt = row.endsAt && row.endsAt < now ? row.endsAt : now;
+    const [updated] = await tx
+      .update(subscriptions)
+      .set({ status: "cancelled", cancelledAt: now, endsAt: endsAt > row.startsAt ? endsAt : null })
+      .where(eq(subscriptions.id, subscriptionId))
+      .returning();
+    await tx
+      .update(entitlements)
+      .set({ accessExpiresAt: now })
+      .where(and(eq(entitlements.subscriptionId, subscriptionId), isNull(entitlements.revokedAt)));
+    const saved = updated as typeof subscriptions.$inferSelect;
+    return { ...toSubscriptionRecord(saved), cancel_at_period_end: saved.cancelAtPeriodEnd };
+  });
+}
+
+export const ExchangeRateInput = z.object({
+  currency: Currency.refine((code) => code !== "KRW", "is the won itself"),
+  krwPerUnit: z.number().positive().max(1e9),
+  source: Label,
+});
+export type ExchangeRateInput = z.input<typeof ExchangeRateInput>;
+
+/** `exchange-rate:set`: how many won one unit of a currency is worth, and who said so (the KRW estimates). */
+export async function setExchangeRate(db: Database, rawInput: ExchangeRateInput) {
+  const input = parseInput(ExchangeRateInput, rawInput);
+  const [row] = await db
+    .insert(exchangeRates)
+    .values({ currency: input.currency, krwPerUnit: String(input.krwPerUnit), source: input.source })
+    .onConflictDoUpdate({
+      target: exchangeRates.currency,
+      set: { krwPerUnit: String(input.krwPerUnit), source: input.source, asOf: sql`now()` },
+    })
+    .returning();
+  const saved = row as typeof exchangeRates.$inferSelect;
+  return {
+    currency: saved.currency,
+    krw_per_unit: saved.krwPerUnit,
+    source: saved.source,
+    as_of: saved.asOf.toISOString(),
+  };
 }

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { Context } from "../../context";
+import { answerLanguageOf } from "../../language";
+import { IdParam } from "../../schemas/common";
+import { accountProcedure, router } from "../../trpc";
+import { createOrder } from "./admin-service";
+import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
+import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
+
+const tags = ["orders"];
+
+/** Links and labels of a commerce answer: the API's base URL, and the reader's language (Korean or English). */
+export function commerceView(ctx: Pick<Context, "baseUrl" | "acceptLanguage" | "res">): CommerceView {
+  return { baseUrl: ctx.baseUrl, language: answerLanguageOf(ctx) };
+}
+
+export const ordersRouter = router({
+  list: accountProcedure
+    .meta({
+      ability: "orders.read",
+      openapi: {
+        method: "GET",
+        path: "/api/orders",
+        tags,
+        summary: "The account's orders",
+        description:
+          "Newest first, each with its items and the entitlements each granted. Money is in the currency's minor unit (`*_cents`: cents, or won for KRW, which has none); a KRW total includes 10 % VAT, split into `supply_cents` and `vat_cents`. `can_withdraw`: paid within 7 days and not used yet (no device seated on, or install recorded of, its products since). Labels in Korean or English, by `Accept-Language`. A product key sees the orders of its product.",
+      },
+    })
+    .input(z.object({}))
+    .output(OrdersData)
+    .query(({ ctx }) => listOrders(ctx.db, ctx.caller, commerceView(ctx))),
+
+  show: accountProcedure
+    .meta({
+      ability: "orders.read",
+      openapi: {
+        method: "GET",
+        path: "/api/orders/{order}",
+        tags,
+        summary: "One order",
+        description: "Another account's order answers 404 `order_not_found`, exactly as a missing one does.",
+      },
+      errors: ["order_not_found"],
+      example: {
+        build: async ({ db, accountId, productId }) => ({
+          params: { order: (await createOrder(db, { accountId, productId })).id },
+        }),
+      },
+    })
+    .input(z.object({ order: IdParam }))
+    .output(OrderShowData)
+    .query(({ ctx, input }) => getOrder(ctx.db, ctx.caller, commerceView(ctx), input.order)),
+
+  invoices: accountProcedure
+    .meta({
+      ability: "orders.read",
+      openapi: {
+        method: "GET",
+        path: "/api/invoices",
+        tags,
+        summary: "The account's invoices, a page at a time",
+        description: `Newest first. \`status\` filters (draft, open, paid, void, uncollectible); \`limit\` is ${INVOICE_PAGE.default} by default and at most ${INVOICE_PAGE.max}; \`after\` is the \`next_cursor\` of the page before (the id of its last invoice), and pages never skip or repeat an invoice while new ones are added. \`next_cursor\` is null on the last page.`,
+      },
+    })
+    .input(InvoicesInput)
+    .output(InvoicesData)
+    .query(({ ctx, input }) => listInvoices(ctx.db, ctx.caller, commerceView(ctx), input)),
+
+  paymentMethods: accountProcedure
+    .meta({
+      ability: "orders.read",
+      openapi: {
+        method: "GET",
+        path: "/api/payment-methods",
+        tags,
+        summary: "Cards on file",
+        description:
+          "Brand, last four digits and expiry: nothing more of a card number is ever stored. A product key sees none (they are the account's, not a product's).",
+      },
+    })
+    .input(z.object({}))
+    .output(PaymentMethodsData)
+    .query(({ ctx }) => listPaymentMethods(ctx.db, ctx.caller)),
+});
