@@ -92,11 +92,18 @@ async function main() {
     delivery,
     keyBrand: config.api.SHELF_KEY_PREFIX,
     rateLimiter,
+    // Routes' own limits (crash reports: 5 a minute per address) share the main limiter's store.
+    routeLimiter: (name, perMinute) =>
+      createRateLimiter({
+        points: perMinute,
+        redisUrl: config.api.REDIS_URL,
+        name: `${config.web.SHELF_RATE_LIMIT_NAMESPACE}:${name}`,
+      }),
     trustProxy: config.api.SHELF_TRUST_PROXY,
   });
   edges.push(accountApi);
   setRuntime({ config, baseUrl, db: pool.db, accountApi });
-  if (!(await rateLimiter.ready()))
+  if (!(await rateLimiter.ready()) || !(await accountApi.ready()))
     log.warn("Redis did not answer: rate limits are counted per instance until it does");
 
   const databaseLabel = database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL";
@@ -116,7 +123,7 @@ async function main() {
     stopping = true;
     log.info({ signal }, "finishing requests in flight, then stopping");
     await httpServer.shutdown(config.web.SHELF_SHUTDOWN_TIMEOUT_SECONDS * 1000);
-    await Promise.allSettled([pool.close(), rateLimiter.close(), health.close()]);
+    await Promise.allSettled([pool.close(), rateLimiter.close(), accountApi.close(), health.close()]);
     await database.stop();
     log.info("stopped");
     process.exit(0);

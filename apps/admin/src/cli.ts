@@ -22,6 +22,7 @@ import { passGrant } from "./commands/pass";
 import { policyRestore, policyRevoke, policySet } from "./commands/policy";
 import { productCreate, productUpdate } from "./commands/product";
 import { assetPut, releasePublish, releaseYank } from "./commands/release";
+import { reportList } from "./commands/report";
 import { signingPublicKey, signingRotate } from "./commands/signing";
 
 export const commands: Command[] = [
@@ -42,6 +43,7 @@ export const commands: Command[] = [
   paymentMethodAdd,
   invoiceCreate,
   exchangeRateSet,
+  reportList,
   deviceList,
   deviceDeactivate,
   policySet,

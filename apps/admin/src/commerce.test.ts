@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { reportAdmin } from "@shelf/api";
 import { createAccount, createProduct } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
@@ -137,6 +138,19 @@ describe("the commerce commands", () => {
       ["subscription:create", "--email", email, "--product", String(product.id), "--until", "2001-01-01"],
       /--until must be in the future/,
     );
+
+    for (const version of ["1.0.0", "1.0.1"]) {
+      await reportAdmin.recordErrorReport(testDb.db, {
+        app_bundle_id: "com.example.cli",
+        app_version: version,
+        error_type: "crash",
+        error_message: "Segmentation fault at 0x10",
+      });
+    }
+    const reports = await adminJson("report:list", "--app", "com.example.cli");
+    expect(reports.groups).toEqual([
+      expect.objectContaining({ reports: 2, error_type: "crash", versions: ["1.0.0", "1.0.1"] }),
+    ]);
 
     const stored = await testDb.db
       .select()

@@ -5,6 +5,8 @@ import type { Delivery } from "./delivery";
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
 export type ResponseState = {
   headers: Record<string, string>;
+  /** The success status, when the procedure decides it (one of the route's `successStatus` or `alternateSuccess`). */
+  status?: number;
 };
 
 export type Context = {

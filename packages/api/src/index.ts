@@ -27,6 +27,7 @@ export * as keys from "./routers/keys/service";
 export * as orderAdmin from "./routers/orders/admin-service";
 export * as productAdmin from "./routers/products/admin-service";
 export * as publishing from "./routers/products/publish";
+export * as reportAdmin from "./routers/reports/errors";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
 export {
   loadSigningKeyring,

@@ -5,6 +5,7 @@ import { libraryRouter } from "./routers/library/router";
 import { licensingRouter } from "./routers/licensing/router";
 import { ordersRouter } from "./routers/orders/router";
 import { productsRouter } from "./routers/products/router";
+import { reportsRouter } from "./routers/reports/router";
 import { setupRouter } from "./routers/setup/router";
 import { subscriptionsRouter } from "./routers/subscriptions/router";
 import { createCallerFactory, router } from "./trpc";
@@ -19,6 +20,7 @@ export const appRouter = router({
   clientConfig: clientConfigRouter,
   orders: ordersRouter,
   subscriptions: subscriptionsRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -70,8 +70,20 @@ export type Meta = OpenApiMeta & {
   keyScope?: "product";
   /** The call revokes the key it is made with (logout, releasing a device key): documented, and fuzzed with spares. */
   revokesKey?: boolean;
+  /**
+   * A limit of the route's own per client address, besides the API's: `name` keeps its counts apart (in Redis too,
+   * so every instance shares them), `perMinute` is how many requests a minute one address may make.
+   */
+  addressLimit?: { name: string; perMinute: number };
+  /**
+   * The route also takes `multipart/form-data`: text fields as the JSON body's fields (typed as the input says), and
+   * these file fields, each up to `maxBytes`, as UploadedFile values.
+   */
+  multipart?: { files: Record<string, { maxBytes: number }> };
   /** HTTP status of success, when it is not 200. */
   successStatus?: 201 | 202 | 204;
+  /** Another success status the procedure may choose (`ctx.res.status`), with what it means; documented beside. */
+  alternateSuccess?: { status: 200 | 201; description: string };
   /** A plain (non-JSON) REST route, served by the edge through the same procedure. */
   rest?: PlainRouteMeta;
   /** Error codes this endpoint answers beyond those its ability and product rules imply; the document lists them. */

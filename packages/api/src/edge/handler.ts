@@ -8,9 +8,18 @@ import type { Delivery } from "../delivery";
 import { JsonText } from "../json-text";
 import type { Logger } from "../log";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
-import type { RateLimiter } from "../rate-limit";
+import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { authorize } from "../trpc";
-import { nulErrors, type OpenApiParameter, type ParamSpec, paramSpecs, readParameters } from "./input";
+import {
+  formValues,
+  type JsonSchema,
+  nulErrors,
+  type OpenApiParameter,
+  type ParamSpec,
+  paramSpecs,
+  readParameters,
+} from "./input";
+import { readMultipart } from "./multipart";
 import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./openapi";
 import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
 import { type EdgeRequest, hasDotSegments, isWellEncoded, parseTarget, readBody } from "./request";
@@ -44,6 +53,11 @@ export type EdgeOptions = {
   /** The brand prefix of keys issued through this edge (`SHELF_KEY_PREFIX`). */
   keyBrand?: string;
   rateLimiter: RateLimiter;
+  /**
+   * Makes the limiter of a route's own limit (`meta.addressLimit`), once per name, when the edge is made: the
+   * server's, so that it shares the main limiter's store (Redis for several instances). By default, in memory.
+   */
+  routeLimiter?: (name: string, perMinute: number) => RateLimiter;
   /** Which bearer credentials are read and accepted; by default account API keys only. */
   credentials?: CredentialPolicy;
   /** Read the client address from X-Forwarded-For, as appended by the one proxy in front (the last entry). */
@@ -60,6 +74,10 @@ export type Edge = {
   owns: (path: string) => boolean;
   routes: RouteTable;
   document: OpenApiDocument;
+  /** Resolves once the limiters of the routes' own limits reach their store; false if one did not in time. */
+  ready: (timeoutMs?: number) => Promise<boolean>;
+  /** Closes the limiters of the routes' own limits (their Redis connections). */
+  close: () => Promise<void>;
 };
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -68,6 +86,7 @@ const DEFAULT_DB_DEADLINE_MS = 6000;
 const RETRY_AFTER_SECONDS = 2;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
+const MULTIPART_TYPE = /^multipart\/form-data\s*;/i;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -86,18 +105,40 @@ export function createEdge(options: EdgeOptions): Edge {
   const document = buildOpenApiDocument(options.router, routes.routes, options.baseUrl, info);
   const documentBody = JSON.stringify(document);
   const specs = new Map<EdgeRoute, ParamSpec[]>();
+  /** The body's properties of routes that take multipart forms: how their text fields are typed. */
+  const formProperties = new Map<EdgeRoute, Record<string, JsonSchema>>();
   for (const route of routes.routes) {
     const item = document.paths?.[route.documentPath] as
-      | Record<string, { parameters?: OpenApiParameter[] }>
+      | Record<
+          string,
+          {
+            parameters?: OpenApiParameter[];
+            requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+          }
+        >
       | undefined;
     const operation = item?.[route.method.toLowerCase()];
     specs.set(route, paramSpecs(operation?.parameters ?? []));
+    if (route.meta.multipart) {
+      formProperties.set(route, operation?.requestBody?.content?.["multipart/form-data"]?.schema?.properties ?? {});
+    }
   }
   const prefixes = [...new Set(routes.routes.map((route) => `/${route.path.split("/")[1]}`))];
   const credentials = options.credentials ?? accountApiPolicy;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const dbDeadlineMs = options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS;
   const { log, health } = options;
+  // The limiters of the routes' own limits, made at once so that a shared store is connected before requests come.
+  const routeLimiters = new Map<string, RateLimiter>();
+  for (const route of routes.routes) {
+    const own = route.meta.addressLimit;
+    if (own && !routeLimiters.has(own.name)) {
+      routeLimiters.set(
+        own.name,
+        options.routeLimiter?.(own.name, own.perMinute) ?? createRateLimiter({ points: own.perMinute, name: own.name }),
+      );
+    }
+  }
 
   async function handle(request: EdgeRequest): Promise<EdgeResult> {
     const requestId = request.requestId ?? randomUUID();
@@ -166,6 +207,20 @@ export function createEdge(options: EdgeOptions): Edge {
     }
 
     const matched = routes.match(method, path);
+    const own = matched?.route.meta.addressLimit;
+    if (own) {
+      const limited = await (routeLimiters.get(own.name) as RateLimiter).consume(
+        `ip:${clientAddress(request, options)}`,
+      );
+      limitHeaders["x-ratelimit-limit"] = String(limited.limit);
+      limitHeaders["x-ratelimit-remaining"] = String(limited.remaining);
+      if (!limited.allowed) {
+        return errorResult("rate_limited", `At most ${own.perMinute} of these a minute from one address.`, {
+          ...limitHeaders,
+          "retry-after": String(limited.retryAfterSeconds),
+        });
+      }
+    }
     let result: EdgeResult;
     if (matched) {
       result = await callRoute(matched, url, request, credential, requestId);
@@ -195,14 +250,28 @@ export function createEdge(options: EdgeOptions): Edge {
       return failure(error, requestId);
     }
     let body: unknown;
-    if (BODY_METHODS.has(route.method)) {
+    const contentType = request.header("content-type") ?? "";
+    if (route.meta.multipart && MULTIPART_TYPE.test(contentType)) {
+      const form = await readMultipart(request, route.meta.multipart);
+      if (!form.ok) {
+        if (form.reason === "invalid") return jsonResult(422, validationBody(form.errors));
+        if (form.reason === "too_large") return errorResult("payload_too_large");
+        return errorResult("malformed_request", "The multipart form is malformed.");
+      }
+      body = { ...formValues(form.fields, formProperties.get(route) ?? {}), ...form.files };
+    } else if (BODY_METHODS.has(route.method)) {
       const read = await readBody(request, maxBodyBytes);
       if (!read.ok && read.reason === "aborted") {
         return errorResult("malformed_request", "The request body ended before it was complete.");
       }
       if (!read.ok) return errorResult("payload_too_large");
       if (read.bytes.some((byte) => byte > 0x20)) {
-        if (!JSON_TYPE.test(request.header("content-type") ?? "")) return errorResult("unsupported_media_type");
+        if (!JSON_TYPE.test(contentType)) {
+          return errorResult(
+            "unsupported_media_type",
+            route.meta.multipart ? "Send the body as application/json or multipart/form-data." : undefined,
+          );
+        }
         try {
           body = JSON.parse(utf8.decode(read.bytes));
         } catch {
@@ -243,7 +312,7 @@ export function createEdge(options: EdgeOptions): Edge {
       return failure(error, requestId);
     }
     const headers = { ...context.res.headers };
-    const status = route.meta.successStatus ?? 200;
+    const status = context.res.status ?? route.meta.successStatus ?? 200;
     if (route.kind === "json") {
       if (status === 204) return { status, headers, body: null };
       if (output instanceof JsonText) {
@@ -263,6 +332,11 @@ export function createEdge(options: EdgeOptions): Edge {
     owns: (path) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
     routes,
     document,
+    ready: async (timeoutMs) =>
+      (await Promise.all([...routeLimiters.values()].map((limiter) => limiter.ready(timeoutMs)))).every(Boolean),
+    close: async () => {
+      await Promise.allSettled([...routeLimiters.values()].map((limiter) => limiter.close()));
+    },
   };
 }
 

@@ -1,13 +1,19 @@
 import type { FieldErrors } from "../errors";
 
-type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; items?: JsonSchema };
+export type JsonSchema = {
+  type?: string | string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+};
 export type OpenApiParameter = { in: string; name: string; required?: boolean; schema?: JsonSchema };
 
-type Scalar = "integer" | "number" | "boolean" | "string";
+export type Scalar = "integer" | "number" | "boolean" | "string";
 /** How one path or query parameter is read from its text. */
 export type ParamSpec = { name: string; in: "path" | "query"; type: Scalar | "array"; items: Scalar };
 
-function scalarOf(schema: JsonSchema | undefined): Scalar | "array" {
+export function scalarOf(schema: JsonSchema | undefined): Scalar | "array" {
   if (!schema) return "string";
   const variants = schema.anyOf ?? schema.oneOf;
   if (variants) {
@@ -42,7 +48,7 @@ const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
  * A parameter's text as the value its schema takes. Text that is not exactly such a value stays text, so the
  * procedure's own schema refuses it with its own message: `1e3`, `0x10` and `1.0` are not integers.
  */
-function convert(type: Scalar, text: string): unknown {
+export function convert(type: Scalar, text: string): unknown {
   switch (type) {
     case "integer":
       return INTEGER.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
@@ -99,6 +105,8 @@ export function nulErrors(value: unknown, path = "", errors: FieldErrors = {}): 
   const walk = (node: unknown) => {
     if (typeof node === "string") {
       if (node.includes("\0")) addError(errors, at(), NUL_MESSAGE);
+    } else if (node instanceof Uint8Array) {
+      // A file's bytes (multipart): binary, never stored as text.
     } else if (Array.isArray(node)) {
       for (let index = 0; index < node.length; index++) {
         keys.push(index);
@@ -117,4 +125,20 @@ export function nulErrors(value: unknown, path = "", errors: FieldErrors = {}): 
   };
   walk(value);
   return errors;
+}
+
+/**
+ * The text fields of a multipart form as the values the JSON body would carry: each converted to the type its
+ * property has in the body's schema (an integer field's `42` becomes 42), anything else left as text.
+ */
+export function formValues(
+  fields: Record<string, string>,
+  properties: Record<string, JsonSchema>,
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(fields)) {
+    const type = scalarOf(properties[name]);
+    values[name] = type === "array" ? text : convert(type, text);
+  }
+  return values;
 }

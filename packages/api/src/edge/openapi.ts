@@ -135,6 +135,10 @@ function successResponses(route: EdgeRoute, operation: Operation, kinds: PlainKi
       status === "204"
         ? { description: "No content", headers: rateLimit }
         : { ...generated, headers: { ...rateLimit, ...cached, ...language } };
+    const alternate = route.meta.alternateSuccess;
+    if (alternate) {
+      responses[String(alternate.status)] = { ...generated, description: alternate.description, headers: rateLimit };
+    }
   } else {
     const types = route.meta.rest?.contentTypes ?? [];
     const schema = kinds.includes("file") ? { type: "string", format: "binary" } : { type: "string" };
@@ -246,6 +250,28 @@ const components = {
   },
 };
 
+type BodySchema = { properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
+
+/**
+ * A route that also takes `multipart/form-data`: the form has every field of the JSON body, its files as binary;
+ * the JSON body has no file fields (a JSON document cannot carry one).
+ */
+function documentMultipart(operation: Operation, files: string[]) {
+  const body = operation.requestBody as { content?: Record<string, { schema?: BodySchema }> } | undefined;
+  const schema = body?.content?.["application/json"]?.schema;
+  if (!body?.content || !schema)
+    throw new Error(`${operation.operationId}: a multipart route needs a JSON body schema`);
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).filter(([name]) => !files.includes(name)),
+  );
+  const required = (schema.required ?? []).filter((name) => !files.includes(name));
+  body.content["application/json"] = { schema: { ...schema, properties, required } };
+  body.content["multipart/form-data"] = {
+    schema,
+    encoding: Object.fromEntries(files.map((name) => [name, { contentType: "application/octet-stream" }])),
+  } as never;
+}
+
 /** The OpenAPI 3.1 document of every route of a router: JSON routes from trpc-to-openapi, plain ones from meta. */
 export function buildOpenApiDocument(
   router: AnyRouter,
@@ -280,6 +306,7 @@ export function buildOpenApiDocument(
     const hasInput =
       (operation.parameters?.some((parameter) => parameter.in === "path" || parameter.in === "query") ?? false) ||
       "requestBody" in operation;
+    if (route.meta.multipart) documentMultipart(operation, Object.keys(route.meta.multipart.files));
     operation.parameters = [...(operation.parameters ?? []), ...headerParameters(route, kinds)];
     if (operation.parameters.length === 0) delete operation.parameters;
     operation.responses = {
