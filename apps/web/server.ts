@@ -6,7 +6,9 @@ import {
   createLogger,
   createMetrics,
   createRateLimiter,
+  DEMO_DISCLOSURE,
   loadDeliveryFiles,
+  loadDisclosure,
   storeReadiness,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
@@ -48,6 +50,8 @@ async function main() {
   });
 
   const files = await loadDeliveryFiles(config.api, config.db.SHELF_DATA_DIR);
+  // A deployment publishes its own disclosure; the demo, without one, a sample that says it is one.
+  const disclosure = (await loadDisclosure(config.api)) ?? (config.web.SHELF_DEMO ? DEMO_DISCLOSURE : undefined);
   const artifactsReady = storeReadiness(files.store);
   let demoKey: string | undefined;
   if (config.web.SHELF_DEMO) {
@@ -91,6 +95,7 @@ async function main() {
     baseUrl,
     delivery,
     keyBrand: config.api.SHELF_KEY_PREFIX,
+    disclosure,
     rateLimiter,
     // Routes' own limits (crash reports: 5 a minute per address) share the main limiter's store.
     routeLimiter: (name, perMinute) =>

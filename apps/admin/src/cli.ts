@@ -20,7 +20,7 @@ import { entitlementGrant } from "./commands/entitlement";
 import { keyCreate, keyRevoke } from "./commands/key";
 import { passGrant } from "./commands/pass";
 import { policyRestore, policyRevoke, policySet } from "./commands/policy";
-import { productCreate, productUpdate } from "./commands/product";
+import { lineageCreate, productCreate, productUpdate } from "./commands/product";
 import { assetPut, releasePublish, releaseYank } from "./commands/release";
 import { reportList } from "./commands/report";
 import { signingPublicKey, signingRotate } from "./commands/signing";
@@ -31,6 +31,7 @@ export const commands: Command[] = [
   keyRevoke,
   productCreate,
   productUpdate,
+  lineageCreate,
   entitlementGrant,
   releasePublish,
   releaseYank,
@@ -113,6 +114,8 @@ const flagForField: Record<string, string> = {
   expYear: "--exp",
   krwPerUnit: "--krw",
   source: "--source",
+  productIds: "--products",
+  position: "--position",
 };
 
 function usage(): string {

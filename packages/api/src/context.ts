@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import type { Credential } from "./auth/caller";
 import type { Delivery } from "./delivery";
+import type { PublicDisclosureData } from "./schemas/disclosure";
 
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
 export type ResponseState = {
@@ -20,6 +21,8 @@ export type Context = {
   acceptLanguage?: string;
   /** The brand prefix of keys this service issues (`SHELF_KEY_PREFIX`). */
   keyBrand: string;
+  /** The business disclosure this deployment publishes, if it does. */
+  disclosure?: PublicDisclosureData;
   res: ResponseState;
 };
 
@@ -30,6 +33,7 @@ export type CreateContextOptions = {
   delivery?: Delivery;
   acceptLanguage?: string;
   keyBrand?: string;
+  disclosure?: PublicDisclosureData;
 };
 
 /** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */

@@ -46,6 +46,9 @@ const ApiEnv = z
     ),
     /** HMAC key of signed download links, the same on every instance; unset: download-secret in the data folder. */
     SHELF_DOWNLOAD_SECRET: optionalSetting().pipe(z.string().min(32, "at least 32 characters").optional()),
+    /** The business disclosure (`GET /api/public/disclosure`): its JSON, or the file that holds it. */
+    SHELF_DISCLOSURE: optionalSetting(),
+    SHELF_DISCLOSURE_FILE: optionalSetting(),
     /** How long a signed download link (install plans, release downloads) stays valid. */
     SHELF_DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
   })

@@ -27,6 +27,8 @@ export * as keys from "./routers/keys/service";
 export * as orderAdmin from "./routers/orders/admin-service";
 export * as productAdmin from "./routers/products/admin-service";
 export * as publishing from "./routers/products/publish";
+export * as lineageAdmin from "./routers/public/admin-service";
+export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";
 export * as reportAdmin from "./routers/reports/errors";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
 export {

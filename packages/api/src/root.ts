@@ -5,6 +5,7 @@ import { libraryRouter } from "./routers/library/router";
 import { licensingRouter } from "./routers/licensing/router";
 import { ordersRouter } from "./routers/orders/router";
 import { productsRouter } from "./routers/products/router";
+import { publicRouter } from "./routers/public/router";
 import { reportsRouter } from "./routers/reports/router";
 import { setupRouter } from "./routers/setup/router";
 import { subscriptionsRouter } from "./routers/subscriptions/router";
@@ -21,6 +22,7 @@ export const appRouter = router({
   orders: ordersRouter,
   subscriptions: subscriptionsRouter,
   reports: reportsRouter,
+  public: publicRouter,
 });
 
 export type AppRouter = typeof appRouter;

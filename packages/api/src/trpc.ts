@@ -44,10 +44,11 @@ export type RouteExample = {
   missing?: Record<string, string | number>;
   /**
    * Whose the named target is. `account` (default): the caller's own, invisible to other accounts. `product`: the
-   * product's, seen alike by every buyer of it (releases, content assets). `signed`: named by a signed token, so a
+   * product's, seen alike by every buyer of it (releases, content assets). `public`: everyone's (lineages).
+   * `signed`: named by a signed token, so a
    * forged one is refused (403) rather than looked up.
    */
-  target?: "account" | "product" | "signed";
+  target?: "account" | "product" | "public" | "signed";
 };
 
 export type Meta = OpenApiMeta & {

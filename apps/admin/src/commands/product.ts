@@ -1,5 +1,13 @@
-import { productAdmin } from "@shelf/api";
-import { flag, optionalInteger, optionalString, requiredInteger, requiredString, UsageError } from "../args";
+import { lineageAdmin, productAdmin } from "@shelf/api";
+import {
+  flag,
+  optionalInteger,
+  optionalList,
+  optionalString,
+  requiredInteger,
+  requiredString,
+  UsageError,
+} from "../args";
 import type { Command } from "../command";
 
 export const productCreate: Command = {
@@ -88,6 +96,42 @@ export const productUpdate: Command = {
       return {
         json: product,
         text: `Updated product ${product.id} (${product.name}): device limit ${product.device_limit ?? "none"}, ${product.manual_steps.length} manual step(s).`,
+      };
+    };
+  },
+};
+
+export const lineageCreate: Command = {
+  name: "lineage:create",
+  summary: "Create a lineage (a product family, public at /api/lineages) and put products in it",
+  synopsis: "--slug S --name N [--description D] [--products 1,2] [--position N] [--inactive]",
+  details: ["A product belongs to one lineage at most: naming it here moves it from the one it was in."],
+  options: {
+    slug: { type: "string" },
+    name: { type: "string" },
+    description: { type: "string" },
+    products: { type: "string" },
+    position: { type: "string" },
+    inactive: { type: "boolean" },
+  },
+  prepare(values) {
+    const productIds = (optionalList(values, "products") ?? []).map((id) => {
+      if (!/^\d+$/.test(id)) throw new UsageError(`--products must be product ids separated by commas, got "${id}".`);
+      return Number(id);
+    });
+    const input = {
+      slug: requiredString(values, "slug"),
+      name: requiredString(values, "name"),
+      description: optionalString(values, "description"),
+      position: optionalInteger(values, "position"),
+      active: !flag(values, "inactive"),
+      productIds,
+    };
+    return async ({ db }) => {
+      const lineage = await lineageAdmin.createLineage(db, input);
+      return {
+        json: lineage,
+        text: `Created lineage ${lineage.slug} (id ${lineage.id}${lineage.active ? "" : ", inactive"}) with ${lineage.product_ids.length} product(s).`,
       };
     };
   },

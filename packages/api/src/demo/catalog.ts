@@ -764,3 +764,19 @@ export const DEMO_PASS = {
   graceDays: 7,
   years: 1,
 } as const;
+
+/** Product families of the demo, public at /api/lineages. */
+export const demoLineages = [
+  {
+    slug: "writing",
+    name: "Writing",
+    description: "Notes, minutes and release notes that write themselves.",
+    products: ["lumen-notes", "meeting-minutes", "release-notes-writer"],
+  },
+  {
+    slug: "developer-tools",
+    name: "Developer tools",
+    description: "Small sharp tools for code review and repositories.",
+    products: ["tidy-imports", "gitscope", "snapshot-diff"],
+  },
+] as const;

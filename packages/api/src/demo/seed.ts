@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { deriveKeySecret, hashKeySecret } from "../auth/key-secret";
 import type { DeliveryFiles } from "../delivery";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
@@ -18,6 +18,7 @@ import {
   type DemoProduct,
   demoCategories,
   demoKeyAbilities,
+  demoLineages,
   demoProducts,
   demoTags,
 } from "./catalog";
@@ -28,6 +29,7 @@ const {
   apiKeys,
   categories,
   entitlements,
+  lineages,
   mcpServers,
   mcpTools,
   productCategories,
@@ -59,6 +61,7 @@ export const demoTables = [
   mcpServers,
   mcpTools,
   subscriptions,
+  lineages,
 ];
 
 /** Row counts of the demo tables, in `demoTables` order. */
@@ -102,6 +105,7 @@ export async function seedDemo(
     return ids;
   });
   await ensureDemoFiles(db, options.files, productIds);
+  await ensureDemoLineages(db);
   await ensureDemoPass(db, accountId);
   const { key, record } = await issueDemoKey(db, accountId, options.brand, options.secret);
   return { accountId, key, keyId: record.id, prefix: record.prefix, productIds };
@@ -140,6 +144,28 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
       await putContentAsset(db, files.store, { productId, path: asset.path }, Readable.from([Buffer.from(text)]));
     }
   }
+}
+
+/** The demo's lineages, made once; a demo product in none joins its lineage (an operator's moves are kept). */
+async function ensureDemoLineages(db: Database) {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    for (const [position, lineage] of demoLineages.entries()) {
+      const [existing] = await tx.select({ id: lineages.id }).from(lineages).where(eq(lineages.slug, lineage.slug));
+      const id =
+        existing?.id ??
+        (
+          await tx
+            .insert(lineages)
+            .values({ slug: lineage.slug, name: lineage.name, description: lineage.description, position })
+            .returning({ id: lineages.id })
+        )[0]?.id;
+      await tx
+        .update(products)
+        .set({ lineageId: id })
+        .where(and(inArray(products.slug, [...lineage.products]), isNull(products.lineageId)));
+    }
+  });
 }
 
 /** The demo account's all-access pass, granted once (the first seed's date decides when it ends). */

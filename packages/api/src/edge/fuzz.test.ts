@@ -11,6 +11,7 @@ import { hashKeySecret } from "../auth/key-secret";
 import { createRateLimiter } from "../rate-limit";
 import { releaseArtifact } from "../routers/products/delivery";
 import { publishRelease, putContentAsset } from "../routers/products/publish";
+import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { createAnswerChecker, requestsFor, send } from "../testing/fuzz";
@@ -81,7 +82,7 @@ beforeAll(async () => {
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     delivery,
   };
-  edges["account API"] = createAccountApiEdge(common);
+  edges["account API"] = createAccountApiEdge({ ...common, disclosure: DEMO_DISCLOSURE });
   edges["test router"] = createEdge({ ...common, router: createTestRouter({ filesDir }), maxBodyBytes: 4096 });
 });
 async function revokeKeyBySecret(secret: string) {

@@ -9,6 +9,7 @@ import { JsonText } from "../json-text";
 import type { Logger } from "../log";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
+import type { PublicDisclosureData } from "../schemas/disclosure";
 import { authorize } from "../trpc";
 import {
   formValues,
@@ -52,6 +53,8 @@ export type EdgeOptions = {
   delivery?: Delivery;
   /** The brand prefix of keys issued through this edge (`SHELF_KEY_PREFIX`). */
   keyBrand?: string;
+  /** The business disclosure the public lookups answer with. */
+  disclosure?: PublicDisclosureData;
   rateLimiter: RateLimiter;
   /**
    * Makes the limiter of a route's own limit (`meta.addressLimit`), once per name, when the edge is made: the
@@ -293,6 +296,7 @@ export function createEdge(options: EdgeOptions): Edge {
       delivery: options.delivery,
       acceptLanguage: request.header("accept-language"),
       keyBrand: options.keyBrand,
+      disclosure: options.disclosure,
     });
     let output: unknown;
     try {

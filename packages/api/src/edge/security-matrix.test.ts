@@ -1,6 +1,7 @@
 import { createAccountApiEdge } from "../account-api";
 import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
+import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { TEST_BASE_URL, testLog } from "../testing";
 import { describeSecurityMatrix } from "../testing/security-matrix";
 
@@ -13,5 +14,6 @@ describeSecurityMatrix("account API", {
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 1_000_000 }),
       log: testLog,
+      disclosure: DEMO_DISCLOSURE,
     }),
 });

@@ -8,6 +8,7 @@ import type { Edge } from "../edge/handler";
 import { createLogger, type Logger, readLogEnv } from "../log";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";
+import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { sharedTestDelivery } from "./delivery";
 
 export const TEST_BASE_URL = "http://shelf.test";
@@ -45,6 +46,7 @@ export function createApiClient(
       rateLimiter,
       log: testLog,
       delivery: options.delivery ?? (await sharedTestDelivery()),
+      disclosure: DEMO_DISCLOSURE,
     });
   return async function request(path: string, init: ApiRequestOptions = {}) {
     edge ??= edgeFor();

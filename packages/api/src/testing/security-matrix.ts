@@ -151,7 +151,7 @@ export function describeSecurityMatrix(
   const targetKind = (route: EdgeRoute) => route.meta.example?.target ?? "account";
   const lookedUp = withTarget.filter((route) => targetKind(route) !== "signed");
   const accountTargets = withTarget.filter((route) => targetKind(route) === "account");
-  const productTargets = withTarget.filter((route) => targetKind(route) === "product");
+  const productTargets = withTarget.filter((route) => ["product", "public"].includes(targetKind(route)));
   const signedTargets = withTarget.filter((route) => targetKind(route) === "signed");
   const name = (route: EdgeRoute) => `${route.method} ${route.path}`;
   const rows = (list: EdgeRoute[]) => list.map((route) => [name(route), route] as const);

@@ -13,7 +13,13 @@ export function visibleChannels(channel: ReleaseChannel): ReleaseChannel[] {
 }
 
 /** Newest first in semver precedence (the generated `version_sort`, compared byte by byte), then newest published. */
-export const NEWEST_VERSION_FIRST_SQL = `version_sort collate "C" desc nulls last, released_at desc, id desc`;
+export const NEWEST_VERSION_FIRST_SQL = newestVersionFirstSql();
+
+/** The same order, for releases under a table alias (`r`). */
+export function newestVersionFirstSql(alias?: string): string {
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `${column("version_sort")} collate "C" desc nulls last, ${column("released_at")} desc, ${column("id")} desc`;
+}
 
 /**
  * For prepared queries: the releases of the product `$productId` on the channels `$channels` that are offered (not
