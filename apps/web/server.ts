@@ -12,7 +12,7 @@ import {
   storeReadiness,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
-import { createEdgeServer, type Edge } from "@shelf/api/edge";
+import { createEdgeServer, type Edge, hostNames } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
 import { createDatabaseHealth, resolveDatabase, SetupError, timeoutsOf } from "@shelf/db/server";
 import next from "next";
@@ -71,6 +71,7 @@ async function main() {
     upgrade: app.getUpgradeHandler(),
     log,
     trustProxy: config.api.SHELF_TRUST_PROXY,
+    legacyHosts: (config.api.SHELF_LEGACY_URL ?? []).flatMap(hostNames),
     ops: {
       metrics,
       metricsToken: config.web.SHELF_METRICS_TOKEN,

@@ -20,6 +20,27 @@ const ApiEnv = z
     SHELF_SIGNING_KEYS_FILE: optionalSetting(),
     /** The signing key set itself (the key file's JSON), for deployments that keep secrets in the environment. */
     SHELF_SIGNING_KEYS: optionalSetting(),
+    /** The older front host's origins (comma-separated): they serve /api/... only, with the headers contract 5.1 lists. */
+    SHELF_LEGACY_URL: optionalSetting().pipe(
+      z
+        .string()
+        .transform((list) =>
+          list
+            .split(",")
+            .map((origin) => origin.trim())
+            .filter(Boolean),
+        )
+        .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1))
+        .optional(),
+    ),
+    /** Public base URL of the authorization server (OAuth); unset: SHELF_BASE_URL. */
+    SHELF_AUTH_URL: optionalSetting()
+      .pipe(z.url({ protocol: /^https?$/ }).optional())
+      .transform((value) => value?.replace(/\/+$/, "")),
+    /** Public base URL of the design host (its own app); unset: not served by this deployment. */
+    SHELF_DESIGN_URL: optionalSetting()
+      .pipe(z.url({ protocol: /^https?$/ }).optional())
+      .transform((value) => value?.replace(/\/+$/, "")),
     /** Public base URL of the app host (feeds, release downloads, signed download links); unset: SHELF_BASE_URL. */
     SHELF_APP_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())

@@ -1,5 +1,6 @@
 export { fromFetch, handleFetch, toResponse } from "./fetch";
 export { createEdge, type Edge, type EdgeOptions } from "./handler";
+export { forwardedRequest, hostNames, isForwardedHeader } from "./hosts";
 export { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
 export type { DocumentInfo, OpenApiDocument } from "./openapi";
 export type { EdgeRequest } from "./request";

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../log";
 import type { Edge } from "./handler";
+import { forwardedRequest } from "./hosts";
 import { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
 import { OPS_PATHS, type OpsOptions, opsResult } from "./ops";
 import { type EdgeResult, errorResult } from "./results";
@@ -20,6 +21,11 @@ export type EdgeServerOptions = {
   ops?: OpsOptions;
   /** Behind a proxy you run: take its X-Request-Id instead of making one. */
   trustProxy?: boolean;
+  /**
+   * `Host` values of the older front host (see `hostNames`): it serves `/api/...` only, with only the headers
+   * contract 5.1 forwards; any other path there is a JSON 404.
+   */
+  legacyHosts?: readonly string[];
 };
 
 export type EdgeServer = {
@@ -49,6 +55,7 @@ function acceptedRequestId(req: http.IncomingMessage, trustProxy: boolean | unde
 export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
   const { log } = options;
   const metrics = options.ops?.metrics;
+  const legacyHosts = new Set(options.legacyHosts ?? []);
   let active = 0;
   let stopping = false;
   let drained: (() => void) | undefined;
@@ -81,17 +88,23 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     req.url = target;
     // `//api/x` is still the API's (a JSON 404), never a page path for Next to redirect.
     const path = (target.split("?", 1)[0] as string).replace(/\/{2,}/g, "/");
+    const legacy = legacyHosts.has((req.headers.host as string).toLowerCase());
+    if (legacy && path !== "/api" && !path.startsWith("/api/")) {
+      return answer(res, errorResult("not_found", "This host serves the API under /api only."), "legacy");
+    }
     if (options.ops && OPS_PATHS.has(path)) {
       const result = await opsResult(path, { ...fromNode(req), requestId }, options.ops);
       if (req.method === "HEAD") result.body = null;
       return answer(res, result, path);
     }
     const edge = options.edges.find((candidate) => candidate.owns(path));
+    if (!edge && legacy) return answer(res, errorResult("not_found", "No such API endpoint."), "legacy");
     if (!edge) {
       routes.set(res, "page");
       return options.fallback(req, res);
     }
-    const result = await edge.handle({ ...fromNode(req), requestId });
+    const request = { ...fromNode(req), requestId };
+    const result = await edge.handle(legacy ? forwardedRequest(request) : request);
     if (stopping) res.shouldKeepAlive = false;
     return answer(res, result, result.route ?? "unmatched");
   }

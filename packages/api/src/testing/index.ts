@@ -1,4 +1,5 @@
 export * from "./appcast";
+export * from "./contract";
 export * from "./delivery";
 export * from "./downloaders";
 export * from "./factories";

@@ -16,7 +16,7 @@ import {
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
 import { grantPass } from "../subscriptions/admin-service";
-import { BulkActivateData, BundlesData, DeviceEntitlementsData, InstallData, UsageData } from "./schemas";
+import { BulkActivateData, BundlesData, DeviceEntitlementsData, InstallRecordData, UsageData } from "./schemas";
 
 let testDb: TestDatabase;
 let delivery: Delivery;
@@ -210,7 +210,7 @@ describe("POST /api/device/installs", () => {
     };
     const first = await post("/api/device/installs", key, body);
     expect(first.status).toBe(201);
-    expect(contractMismatch(InstallData, first.text)).toBeNull();
+    expect(contractMismatch(InstallRecordData, first.text)).toBeNull();
     expect(first.body.install).toMatchObject({
       product_id: product.id,
       version: "1.2.3",

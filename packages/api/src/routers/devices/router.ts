@@ -7,8 +7,8 @@ import {
   BulkActivateData,
   BundlesData,
   DeviceEntitlementsData,
-  InstallData,
-  InstallInput,
+  InstallRecordData,
+  InstallRecordInput,
   UsageData,
   UsageInput,
 } from "./schemas";
@@ -87,8 +87,8 @@ export const devicesRouter = router({
       errors: ["not_found", "product_api_key_scope_required", "product_entitlement_required"],
       example: { build: ({ productId }) => ({ body: { product_id: productId, version: "1.0.0" } }) },
     })
-    .input(InstallInput)
-    .output(InstallData)
+    .input(InstallRecordInput)
+    .output(InstallRecordData)
     .mutation(({ ctx, input }) => recordInstall(ctx.db, deviceKey(ctx.caller), input)),
 
   usage: accountProcedure

@@ -86,16 +86,16 @@ const printable = (max: number) =>
     .refine((text) => !hasControlCharacter(text), { message: "must not contain control characters" });
 
 /** Contract section 8: version at most 64 characters, bundle_id at most 255. */
-export const InstallInput = z.object({
+export const InstallRecordInput = z.object({
   product_id: IdParam,
   version: printable(64),
   bundle_id: printable(255).nullish(),
   /** When the install happened (default: now); at most five minutes ahead of the server's clock. */
   installed_at: DateTime.nullish(),
 });
-export type InstallInput = z.infer<typeof InstallInput>;
+export type InstallRecordInput = z.infer<typeof InstallRecordInput>;
 
-export const InstallData = z
+export const InstallRecordData = z
   .object({
     install: z.object({
       id: z.number().int(),
@@ -106,7 +106,7 @@ export const InstallData = z
       recorded_at: DateTime,
     }),
   })
-  .meta({ id: "InstallData" });
+  .meta({ id: "InstallRecordData" });
 
 /** Command name to how many times it ran that day: at most 200 commands, names up to 100 characters. */
 const Commands = z

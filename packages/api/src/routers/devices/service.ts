@@ -6,7 +6,7 @@ import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { isoSql, preparedRows, sqlRows } from "../../sql-text";
 import { createApiKey, revokeApiKey } from "../keys/service";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL, findProductAccess } from "../products/access";
-import type { DeviceEntitlementsData, InstallInput, UsageInput } from "./schemas";
+import type { DeviceEntitlementsData, InstallRecordInput, UsageInput } from "./schemas";
 
 const LIVE_KEY_K_SQL = "k.revoked_at is null and (k.expires_at is null or k.expires_at > now())";
 
@@ -180,7 +180,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
  * `POST /api/device/installs`: records that this device installed a version of a product the account holds. A
  * retried report (same key, product, version and time) is the same record.
  */
-export async function recordInstall(db: Database, caller: ApiKeyCaller, input: InstallInput) {
+export async function recordInstall(db: Database, caller: ApiKeyCaller, input: InstallRecordInput) {
   if (caller.productId !== null && caller.productId !== input.product_id) {
     throw new DomainError("product_api_key_scope_required");
   }
