@@ -1,9 +1,7 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   InvoicesData,
   OrderShowData,
@@ -12,10 +10,11 @@ import {
   PublicDisclosureData,
   SubscriptionsData,
 } from "@shelf/api/schemas";
-import { contractMismatch, recordSecretsIn } from "@shelf/api/testing";
+import { contractMismatch } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { adminCli, repoRoot } from "./admin-cli";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -24,8 +23,6 @@ import { type RunningServer, startServer } from "./server";
  * account's key sees none of it; the legacy front host reaches the same API with only the forwarded headers; crash
  * reports are limited per address; the disclosure comes from configuration.
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 
 let testDb: TestDatabase;
 let dataDir: string;
@@ -35,27 +32,7 @@ let strangerKey: string;
 let orderId: number;
 let subscriptionId: number;
 
-async function admin(...args: string[]) {
-  const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      tsx,
-      ["apps/admin/src/main.ts", ...args, "--json"],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: testDb.url, SHELF_DATA_DIR: dataDir, SHELF_KEY_PREFIX: "shelf" },
-        timeout: 120_000,
-      },
-      (error, stdout, stderr) => {
-        recordSecretsIn(stdout);
-        resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr });
-      },
-    );
-  });
-  expect(result.stderr, args.join(" ")).toBe("");
-  expect(result.code, args.join(" ")).toBe(0);
-  // biome-ignore lint/suspicious/noExplicitAny: each output is asserted where it is used
-  return JSON.parse(result.stdout) as Record<string, any>;
-}
+const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
 
 /** A real HTTP request to the server, naming the host it is for. */
 function get(

@@ -1,20 +1,12 @@
-import { execFile } from "node:child_process";
 import { createHash, randomFillSync } from "node:crypto";
 import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import {
-  aria2cArgs,
-  opensslVerifies,
-  parseAppcast,
-  recordSecretsIn,
-  SPARKLE_NAMESPACE_URI,
-  sparkleText,
-} from "@shelf/api/testing";
+import { aria2cArgs, opensslVerifies, parseAppcast, SPARKLE_NAMESPACE_URI, sparkleText } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminCli, run } from "./admin-cli";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -23,8 +15,6 @@ import { type RunningServer, startServer } from "./server";
  * -C -) and aria2c (four parallel ranges) download it through the signed link and end with the plan's sha256; the
  * appcast lists both releases per channel with signatures openssl verifies against the key the CLI prints.
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 const STABLE_SIZE = 48 * 1024 * 1024;
 
 let testDb: TestDatabase;
@@ -35,32 +25,7 @@ let productId: number;
 let publicKey: string;
 const files: Record<"stable" | "beta", { path: string; sha256: string; size: number }> = {} as never;
 
-function run(command: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      command,
-      args,
-      { cwd: repoRoot, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        recordSecretsIn(stdout);
-        resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** The operator CLI, as `npm run admin` runs it, on this test's database and data folder. */
-async function admin(...args: string[]) {
-  const result = await run(tsx, ["apps/admin/src/main.ts", ...args, "--json"], {
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_KEY_PREFIX: "shelf",
-  });
-  expect(result.stderr, args.join(" ")).toBe("");
-  expect(result.code, args.join(" ")).toBe(0);
-  // biome-ignore lint/suspicious/noExplicitAny: each output is asserted where it is used
-  return JSON.parse(result.stdout) as Record<string, any>;
-}
+const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
 
 async function sha256Of(file: string) {
   const hash = createHash("sha256");

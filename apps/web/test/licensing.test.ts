@@ -1,17 +1,10 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import {
-  type Jwks,
-  recordSecret,
-  recordSecretsIn,
-  verifyCanonicalSignature,
-  verifyCompactJws,
-} from "@shelf/api/testing";
+import { type Jwks, recordSecret, verifyCanonicalSignature, verifyCompactJws } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminCli } from "./admin-cli";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -21,8 +14,6 @@ import { type RunningServer, startServer } from "./server";
  * usage twice without duplicates, releases its device and logs out. A key rotation on the running server keeps old
  * certificates verifiable.
  */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 
 let testDb: TestDatabase;
 let dataDir: string;
@@ -31,31 +22,7 @@ let productId: number;
 let laptopKey: string;
 let desktopKey: string;
 
-function run(command: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      command,
-      args,
-      { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        recordSecretsIn(stdout);
-        resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function admin(...args: string[]) {
-  const result = await run(tsx, ["apps/admin/src/main.ts", ...args, "--json"], {
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_KEY_PREFIX: "shelf",
-  });
-  expect(result.stderr, args.join(" ")).toBe("");
-  expect(result.code, args.join(" ")).toBe(0);
-  // biome-ignore lint/suspicious/noExplicitAny: each output is asserted where it is used
-  return JSON.parse(result.stdout) as Record<string, any>;
-}
+const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
 
 async function api(pathname: string, key: string | null, init: { method?: string; body?: unknown } = {}) {
   const response = await fetch(`${server.url}${pathname}`, {
