@@ -33,8 +33,8 @@ export function createFilesystemStore(root: string): ArtifactStore {
       await fs.mkdir(path.dirname(partial), { recursive: true });
       await fs.mkdir(path.dirname(file), { recursive: true });
       const measure = new Measure();
+      const out = createWriteStream(partial, { flags: "wx", mode: 0o640 });
       try {
-        const out = createWriteStream(partial, { flags: "wx", mode: 0o640 });
         await pipeline(Readable.from(source), measure, out);
         const handle = await fs.open(partial, "r");
         try {
@@ -44,6 +44,9 @@ export function createFilesystemStore(root: string): ArtifactStore {
         }
         await fs.rename(partial, file);
       } catch (error) {
+        // A failed pipeline can hand back control while the stream is still opening its file: wait until it is
+        // closed, or the file would appear after the removal below and stay behind.
+        if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()));
         await fs.rm(partial, { force: true });
         throw error;
       }
