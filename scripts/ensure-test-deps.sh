@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs and starts what the test suite needs beyond npm packages: Debian's Chromium for page tests, aria2 and curl
-# for download tests, the system PostgreSQL server (second database run) and Redis (shared rate limits). Safe to run
-# again.
+# Installs and starts what the test suite needs beyond npm packages: Debian's Chromium and a Korean font for page
+# tests, aria2 and curl for download tests, the system PostgreSQL server (second database run) and Redis (shared
+# rate limits). Safe to run again.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -10,6 +10,8 @@ missing=()
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v aria2c >/dev/null 2>&1 || missing+=(aria2)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# Korean glyphs, so the Korean pages' screenshots (test artifacts) show text rather than empty boxes.
+[ -n "$(fc-list :lang=ko 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing ${missing[*]} from Debian (page tests, download tests)..."
   as_root apt-get update -qq
@@ -25,4 +27,15 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   echo "Starting Redis..."
   as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
     --dir /var/lib/redis --logfile /var/log/redis/ci.log
+fi
+
+# The MCP conformance suite runs on Node 22, kept in its own folder (.tools/conformance) so that it never takes over
+# the project's own Node: the tests call that folder's node binary directly.
+conformance=".tools/conformance"
+if [ ! -x "$conformance/node_modules/node/bin/node" ] || [ ! -f "$conformance/node_modules/@modelcontextprotocol/conformance/package.json" ]; then
+  echo "Installing the MCP conformance suite and Node 22 into $conformance..."
+  mkdir -p "$conformance"
+  [ -f "$conformance/package.json" ] || echo '{"private":true}' > "$conformance/package.json"
+  npm install --prefix "$conformance" --no-audit --no-fund --save-exact --loglevel=error \
+    node@22.23.3 @modelcontextprotocol/conformance@0.2.0-alpha.12 >/dev/null
 fi

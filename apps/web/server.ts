@@ -2,11 +2,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   createAccountApiEdge,
+  createAccountMcpEdge,
   createDelivery,
+  createGuessLimits,
   createLogger,
+  createMetadataDocuments,
   createMetrics,
+  createOAuthEdge,
   createRateLimiter,
   DEMO_DISCLOSURE,
+  loadDataFolderSecret,
   loadDeliveryFiles,
   loadDisclosure,
   storeReadiness,
@@ -17,6 +22,7 @@ import { createDb } from "@shelf/db";
 import { createDatabaseHealth, resolveDatabase, SetupError, timeoutsOf } from "@shelf/db/server";
 import next from "next";
 import { readWebConfig } from "./src/env";
+import { pageHeaders } from "./src/page-headers";
 import { setRuntime } from "./src/runtime";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
@@ -53,11 +59,19 @@ async function main() {
   // A deployment publishes its own disclosure; the demo, without one, a sample that says it is one.
   const disclosure = (await loadDisclosure(config.api)) ?? (config.web.SHELF_DEMO ? DEMO_DISCLOSURE : undefined);
   const artifactsReady = storeReadiness(files.store);
-  let demoKey: string | undefined;
+  let demo: { key: string; email: string; password: string } | undefined;
   if (config.web.SHELF_DEMO) {
     const secret = await loadDemoSecret(config.db.SHELF_DATA_DIR);
-    demoKey = (await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX, secret, files })).key;
+    demo = await seedDemo(pool.db, { brand: config.api.SHELF_KEY_PREFIX, secret, files });
   }
+  // Sign-in failures and device codes are counted where every instance sees them (Redis), like the rate limits.
+  const guessLimits = createGuessLimits({
+    redisUrl: config.api.REDIS_URL,
+    namespace: `${config.web.SHELF_RATE_LIMIT_NAMESPACE}:guess`,
+  });
+  // Every instance must seal and open the same session cookies: the environment's secret, else the data folder's.
+  const authSecret =
+    config.web.SHELF_AUTH_SECRET ?? (await loadDataFolderSecret(config.db.SHELF_DATA_DIR, "auth-secret"));
 
   const app = next({ dev: config.web.NODE_ENV !== "production", dir });
   await app.prepare();
@@ -67,7 +81,15 @@ async function main() {
   const handleNext = app.getRequestHandler();
   const httpServer = createEdgeServer({
     edges,
-    fallback: (req, res) => handleNext(req, res),
+    // Pages: security headers and a CSP nonce per request, the client's address as the server saw it.
+    fallback: (req, res) => {
+      pageHeaders(req, res, {
+        trustProxy: config.api.SHELF_TRUST_PROXY,
+        dev: config.web.NODE_ENV !== "production",
+        https: config.api.SHELF_BASE_URL?.startsWith("https:"),
+      });
+      return handleNext(req, res);
+    },
     upgrade: app.getUpgradeHandler(),
     log,
     trustProxy: config.api.SHELF_TRUST_PROXY,
@@ -88,7 +110,8 @@ async function main() {
   const port = await httpServer.listen(config.web.PORT, config.web.HOST);
   const baseUrl = config.api.SHELF_BASE_URL ?? `http://localhost:${port}`;
   const delivery = await createDelivery({ env: config.api, dataDir: config.db.SHELF_DATA_DIR, baseUrl, files });
-  const accountApi = createAccountApiEdge({
+  // What the API's edges share: the database and its health, the log, links, files, the key brand, the limiter.
+  const edgeBasics = {
     db: pool.db,
     dbDeadlineMs: pool.deadlineMs,
     health,
@@ -96,8 +119,11 @@ async function main() {
     baseUrl,
     delivery,
     keyBrand: config.api.SHELF_KEY_PREFIX,
-    disclosure,
     rateLimiter,
+  };
+  const accountApi = createAccountApiEdge({
+    ...edgeBasics,
+    disclosure,
     // Routes' own limits (crash reports: 5 a minute per address) share the main limiter's store.
     routeLimiter: (name, perMinute) =>
       createRateLimiter({
@@ -107,8 +133,46 @@ async function main() {
       }),
     trustProxy: config.api.SHELF_TRUST_PROXY,
   });
-  edges.push(accountApi);
-  setRuntime({ config, baseUrl, db: pool.db, accountApi });
+  // The authorization server's endpoints (the consent page is Next's): tokens for the account MCP only.
+  const oauthSettings = {
+    issuer: config.api.SHELF_AUTH_URL ?? baseUrl.replace(/\/+$/, ""),
+    resource: `${baseUrl.replace(/\/+$/, "")}/api/mcp`,
+    brand: config.api.SHELF_KEY_PREFIX,
+    // Clients may name themselves by the URL of their metadata document (fetched under SSRF rules).
+    documents: createMetadataDocuments({ log, loopbackOrigin: config.api.SHELF_OAUTH_LOOPBACK_DOCUMENT_ORIGIN }),
+  };
+  const registrationLimiter = createRateLimiter({
+    points: 10,
+    redisUrl: config.api.REDIS_URL,
+    name: `${config.web.SHELF_RATE_LIMIT_NAMESPACE}:oauth-register`,
+  });
+  const oauth = createOAuthEdge({
+    db: pool.db,
+    settings: oauthSettings,
+    log,
+    health,
+    rateLimiter,
+    registrationLimiter,
+    trustProxy: config.api.SHELF_TRUST_PROXY,
+  });
+  // The account MCP owns /api/mcp exactly: it comes before the account API, which owns the rest of /api.
+  const accountMcp = createAccountMcpEdge(edgeBasics);
+  edges.push(oauth, accountMcp, accountApi);
+  // next-auth (v4) finds its own URL and base path (/auth, since /api is the REST API's) only in this variable.
+  process.env.NEXTAUTH_URL = `${baseUrl}/auth`;
+  setRuntime({
+    config,
+    baseUrl,
+    db: pool.db,
+    accountApi,
+    log,
+    guessLimits,
+    authSecret,
+    secureCookies: baseUrl.startsWith("https:"),
+    oauth: oauthSettings,
+  });
+  if (!(await guessLimits.ready()))
+    log.warn("Redis did not answer: sign-in limits are counted per instance until it does");
   if (!(await rateLimiter.ready()) || !(await accountApi.ready()))
     log.warn("Redis did not answer: rate limits are counted per instance until it does");
 
@@ -116,9 +180,10 @@ async function main() {
   log.info({ port, baseUrl, database: databaseLabel }, "listening");
   // For the person at the terminal (the log may go to a file); the demo key is a credential and never logged.
   console.log(`Database: ${databaseLabel}`);
-  if (demoKey) {
-    console.log(`Demo API key: ${demoKey}`);
-    console.log(`Try: curl -H "Authorization: Bearer ${demoKey}" http://localhost:${port}/api/library`);
+  if (demo) {
+    console.log(`Demo API key: ${demo.key}`);
+    console.log(`Try: curl -H "Authorization: Bearer ${demo.key}" http://localhost:${port}/api/library`);
+    console.log(`Demo sign-in: ${demo.email} / ${demo.password} at http://localhost:${port}/sign-in`);
   }
   console.log(`Shelf is running at http://localhost:${port}`);
 
@@ -129,7 +194,14 @@ async function main() {
     stopping = true;
     log.info({ signal }, "finishing requests in flight, then stopping");
     await httpServer.shutdown(config.web.SHELF_SHUTDOWN_TIMEOUT_SECONDS * 1000);
-    await Promise.allSettled([pool.close(), rateLimiter.close(), accountApi.close(), health.close()]);
+    await Promise.allSettled([
+      pool.close(),
+      rateLimiter.close(),
+      guessLimits.close(),
+      registrationLimiter.close(),
+      accountApi.close(),
+      health.close(),
+    ]);
     await database.stop();
     log.info("stopped");
     process.exit(0);

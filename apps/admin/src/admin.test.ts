@@ -40,7 +40,7 @@ const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).sl
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe("account:create", () => {
-  it("creates an account with a scrypt password hash and refuses the same email in another case", async () => {
+  it("creates an account with an argon2id password hash and refuses the same email in another case", async () => {
     const email = uniqueEmail("Ann");
     const created = await adminJson("account:create", "--email", email, "--name", "Ann", "--password", "s3cret-words");
     expect(created).toEqual({
@@ -51,7 +51,7 @@ describe("account:create", () => {
       created_at: expect.any(String),
     });
     const [row] = await testDb.db.select().from(schema.accounts).where(eq(schema.accounts.id, created.id));
-    expect(row?.passwordHash).toMatch(/^scrypt\$/);
+    expect(row?.passwordHash).toMatch(/^\$argon2id\$/);
     expect(row?.passwordHash).not.toContain("s3cret-words");
     await expect(verifyPassword("s3cret-words", row?.passwordHash as string)).resolves.toBe(true);
 

@@ -17,6 +17,7 @@ import {
 import { demo } from "./commands/demo";
 import { deviceDeactivate, deviceList } from "./commands/device";
 import { entitlementGrant } from "./commands/entitlement";
+import { housekeeping } from "./commands/housekeeping";
 import { keyCreate, keyRevoke } from "./commands/key";
 import { passGrant } from "./commands/pass";
 import { policyRestore, policyRevoke, policySet } from "./commands/policy";
@@ -37,6 +38,7 @@ export const commands: Command[] = [
   releaseYank,
   assetPut,
   passGrant,
+  housekeeping,
   orderCreate,
   orderRefund,
   subscriptionCreate,

@@ -1,13 +1,25 @@
-export default function Home() {
+import { redirect } from "next/navigation";
+import { getTranslations } from "next-intl/server";
+import { currentSession } from "../src/auth/session";
+
+/** The front page: what Shelf is, and the way in. A signed-in person goes straight to their library. */
+export default async function Home() {
+  if (await currentSession()) redirect("/account");
+  const t = await getTranslations("home");
   return (
     <section className="hero">
-      <h1>Shelf</h1>
-      <p>
-        Sell software to accounts and deliver it to their devices, command-line clients, desktop apps and MCP clients.
+      <h1>{t("title")}</h1>
+      <p className="lead">{t("lead")}</p>
+      <p className="actions">
+        <a href="/sign-up" className="button">
+          {t("signUp")}
+        </a>
+        <a href="/sign-in" className="button secondary">
+          {t("signIn")}
+        </a>
       </p>
-      <p>
-        Start with the <a href="/docs/api">API reference</a>: every endpoint takes an account API key as{" "}
-        <code>Authorization: Bearer &lt;key&gt;</code>.
+      <p className="muted">
+        {t("developers")} <a href="/docs/api">{t("apiReference")}</a>
       </p>
     </section>
   );

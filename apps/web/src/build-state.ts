@@ -5,6 +5,7 @@ import path from "node:path";
 export const BUILD_SOURCES = [
   "app",
   "src",
+  "messages",
   "public",
   "next.config.ts",
   "package.json",

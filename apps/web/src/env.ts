@@ -16,6 +16,11 @@ const WebEnv = z.object({
   SHELF_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** Connections of this instance's database pool. */
   SHELF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Seals the session cookies of the account pages; every instance needs the same one. Unset: a secret generated
+   * into the data folder (the embedded default, one machine).
+   */
+  SHELF_AUTH_SECRET: optionalSetting().pipe(z.string().min(32, "at least 32 characters").optional()),
   /** Opens /metrics to whoever sends it as a bearer token; unset, only this machine (loopback) may read it. */
   SHELF_METRICS_TOKEN: optionalSetting().pipe(z.string().min(16, "at least 16 characters").optional()),
 });

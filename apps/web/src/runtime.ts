@@ -1,3 +1,4 @@
+import type { GuessLimits, Logger, OAuthSettings } from "@shelf/api";
 import type { Edge } from "@shelf/api/edge";
 import type { Database } from "@shelf/db";
 import type { WebConfig } from "./env";
@@ -9,6 +10,15 @@ export type WebRuntime = {
   baseUrl: string;
   db: Database;
   accountApi: Edge;
+  log: Logger;
+  /** Limits on guessing through the pages (passwords, device sign-in codes), shared through Redis when set. */
+  guessLimits: GuessLimits;
+  /** Seals the session cookie (next-auth's secret). */
+  authSecret: string;
+  /** Whether the pages are served over HTTPS: session cookies are then `Secure` and `__Secure-` prefixed. */
+  secureCookies: boolean;
+  /** The authorization server's settings: issuer, the resource it protects, the token brand. */
+  oauth: OAuthSettings;
 };
 
 const KEY = Symbol.for("shelf.web.runtime");

@@ -49,7 +49,12 @@ describe("the running service", () => {
     expect(document.paths["/api/library"]).toBeDefined();
     const page = await fetch(`${server.url}/docs/api`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('id="library-get"');
+    const html = await page.text();
+    expect(html).toContain('src="/docs/api/scalar.js"');
+    expect(html).toContain('"url":"/api/openapi.json"');
+    const signIn = await fetch(`${server.url}/sign-in`);
+    expect(signIn.status).toBe(200);
+    expect(await signIn.text()).toContain('name="password"');
   });
 });
 

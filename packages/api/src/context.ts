@@ -1,5 +1,6 @@
 import type { Database } from "@shelf/db";
 import type { Credential } from "./auth/caller";
+import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
 import type { PublicDisclosureData } from "./schemas/disclosure";
 
@@ -23,6 +24,8 @@ export type Context = {
   keyBrand: string;
   /** The business disclosure this deployment publishes, if it does. */
   disclosure?: PublicDisclosureData;
+  /** Limits on guessing (passwords, user codes): set by the account pages, which take those guesses. */
+  guessLimits?: GuessLimits;
   res: ResponseState;
 };
 
@@ -34,6 +37,7 @@ export type CreateContextOptions = {
   acceptLanguage?: string;
   keyBrand?: string;
   disclosure?: PublicDisclosureData;
+  guessLimits?: GuessLimits;
 };
 
 /** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */
@@ -41,4 +45,10 @@ export const DEFAULT_KEY_BRAND = "shelf";
 
 export function createContext(options: CreateContextOptions): Context {
   return { ...options, keyBrand: options.keyBrand ?? DEFAULT_KEY_BRAND, res: { headers: {} } };
+}
+
+/** The guessing limits of an entry point that takes guesses; a procedure that needs them fails loudly without. */
+export function guessLimitsOf(ctx: Pick<Context, "guessLimits">): GuessLimits {
+  if (!ctx.guessLimits) throw new Error("This entry point was built without guessing limits (guessLimits).");
+  return ctx.guessLimits;
 }

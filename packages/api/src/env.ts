@@ -37,6 +37,13 @@ const ApiEnv = z
     SHELF_AUTH_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())
       .transform((value) => value?.replace(/\/+$/, "")),
+    /**
+     * For tests of client ID metadata documents: the one loopback https origin (e.g. `https://localhost:8443`) whose
+     * documents may be fetched. Unset (always, in production): loopback and private addresses are never fetched.
+     */
+    SHELF_OAUTH_LOOPBACK_DOCUMENT_ORIGIN: optionalSetting()
+      .pipe(z.url({ protocol: /^https$/ }).optional())
+      .transform((value) => value?.replace(/\/+$/, "")),
     /** Public base URL of the design host (its own app); unset: not served by this deployment. */
     SHELF_DESIGN_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())

@@ -7,9 +7,22 @@ import type { z } from "zod";
  */
 export const domainErrors = {
   malformed_request: { status: 400, message: "The request is malformed." },
+  // Device sign-in polling answers, with the error codes of RFC 8628 section 3.5.
+  authorization_pending: {
+    status: 400,
+    message: "The person has not approved this sign-in yet: poll again after the interval.",
+  },
+  slow_down: { status: 400, message: "Polling too fast: wait 5 seconds longer between polls from now on." },
+  access_denied: { status: 400, message: "The person denied this sign-in." },
+  expired_token: { status: 400, message: "The device code has expired: start the sign-in again." },
+  invalid_grant: { status: 400, message: "The device code is unknown, belongs to another client, or was used." },
   missing_api_key: { status: 401, message: "An API key is required: send it as Authorization: Bearer <key>." },
   invalid_api_key: { status: 401, message: "The API key is unknown, revoked or expired." },
   missing_api_key_ability: { status: 403, message: "The API key lacks the ability this endpoint needs." },
+  forbidden_origin: {
+    status: 403,
+    message: "The request's Host or Origin is not this server's (DNS rebinding protection).",
+  },
   product_entitlement_required: { status: 403, message: "This account is not entitled to the product." },
   product_api_key_scope_required: { status: 403, message: "The API key is scoped to another product." },
   version_update_window_expired: { status: 403, message: "The update window for this product has ended." },

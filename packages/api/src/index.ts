@@ -1,9 +1,20 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
-export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
+export { ACCOUNT_API_DOCUMENT, createAccountApiEdge, createAccountMcpEdge } from "./account-api";
+export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { Caller, CallerType, Credential } from "./auth/caller";
 export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
-export { hashPassword, verifyPassword } from "./auth/password";
+export { createGuessLimits, type GuessLimits, type SignInLimits } from "./auth/guess-limits";
+export { hashPassword, needsRehash, verifyPassword } from "./auth/password";
+export {
+  endWebSessions,
+  sessionCaller,
+  startWebSession,
+  WEB_SESSION_MAX_AGE_SECONDS,
+  type WebSessionAccount,
+  webSessionAccount,
+} from "./auth/web-session";
 export { type Context, createContext } from "./context";
+export { loadDataFolderSecret } from "./data-secret";
 export {
   createArtifactStore,
   createDelivery,
@@ -15,12 +26,28 @@ export {
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
+export { type PrunedCounts, pruneExpired } from "./housekeeping";
+export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
+export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/edge";
 export { createMetrics, type Metrics } from "./metrics";
+export {
+  type AuthorizationRequest,
+  type AuthorizeOutcome,
+  approveAuthorization,
+  checkAuthorizationRequest,
+  denyAuthorization,
+  type OAuthSettings,
+} from "./oauth/authorize";
+export { isLoopbackOnly, type OAuthClient } from "./oauth/clients";
+export { createOAuthEdge } from "./oauth/edge";
+export { createMetadataDocuments } from "./oauth/metadata-documents";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accounts from "./routers/accounts/service";
+export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
 export * as policyAdmin from "./routers/client-config/admin-service";
+export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";

@@ -1,6 +1,10 @@
+import { accountRouter } from "./routers/accounts/router";
 import { clientConfigRouter } from "./routers/client-config/router";
+import { connectedAppsRouter } from "./routers/connected-apps/router";
+import { deviceSignInRouter } from "./routers/device-sign-in/router";
 import { devicesRouter } from "./routers/devices/router";
 import { distributionRouter } from "./routers/distribution/router";
+import { keysRouter } from "./routers/keys/router";
 import { libraryRouter } from "./routers/library/router";
 import { licensingRouter } from "./routers/licensing/router";
 import { ordersRouter } from "./routers/orders/router";
@@ -23,6 +27,11 @@ export const appRouter = router({
   subscriptions: subscriptionsRouter,
   reports: reportsRouter,
   public: publicRouter,
+  deviceSignIn: deviceSignInRouter,
+  // The account pages' own procedures: a signed-in person only, never over REST.
+  account: accountRouter,
+  keys: keysRouter,
+  connectedApps: connectedAppsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { AccountAbility } from "./abilities";
-import type { Caller, Credential } from "./auth/caller";
+import type { Caller, Credential, SessionCaller } from "./auth/caller";
 import type { Context } from "./context";
 import type { Delivery } from "./delivery";
 import { DomainError, type DomainErrorCode, toTrpcError, ValidationError } from "./errors";
@@ -54,9 +54,10 @@ export type RouteExample = {
 export type Meta = OpenApiMeta & {
   /**
    * What the caller must hold. An ability: a caller with it. `any-key`: any valid caller. `public`: nothing.
+   * `signed-in`: a person signed in to the account pages, never a key or a token (managing keys, approving a device).
    * A procedure that declares nothing is refused to everyone (default-deny).
    */
-  ability?: AccountAbility | "any-key" | "public";
+  ability?: AccountAbility | "any-key" | "public" | "signed-in";
   /**
    * Open without a key (contract 5.12, `optional_account_api_key`): a request without one is let through as
    * anonymous, while a key that is sent is still checked (401 when unknown, 403 without the ability) and decides.
@@ -81,6 +82,11 @@ export type Meta = OpenApiMeta & {
    * these file fields, each up to `maxBytes`, as UploadedFile values.
    */
   multipart?: { files: Record<string, { maxBytes: number }> };
+  /**
+   * The route also takes `application/x-www-form-urlencoded` bodies, as OAuth clients send them (RFC 6749, RFC
+   * 8628): each field typed as the JSON body's property says, a field given twice refused.
+   */
+  formBody?: boolean;
   /** HTTP status of success, when it is not 200. */
   successStatus?: 201 | 202 | 204;
   /** Another success status the procedure may choose (`ctx.res.status`), with what it means; documented beside. */
@@ -143,6 +149,12 @@ export function authorize(meta: Meta | undefined, credential: Credential): Calle
   const { caller } = credential;
   if (required === undefined)
     throw new DomainError("missing_api_key_ability", "This endpoint is not open to API keys.");
+  if (required === "signed-in") {
+    if (caller.type !== "session") {
+      throw new DomainError("missing_api_key_ability", "Only a person signed in to the account pages may do this.");
+    }
+    return caller;
+  }
   if (required !== "any-key" && !caller.abilities.has(required)) {
     throw new DomainError("missing_api_key_ability", `The API key lacks the ${required} ability.`);
   }
@@ -163,6 +175,18 @@ export const accountProcedure = t.procedure.use(
   callerMiddleware((meta, credential): Caller => {
     const caller = authorize(meta, credential);
     if (!caller) throw new DomainError("missing_api_key");
+    return caller;
+  }),
+);
+
+/** For the account pages: only a signed-in person (`ability: "signed-in"`), never a key or an OAuth token. */
+export const sessionProcedure = t.procedure.use(
+  callerMiddleware((meta, credential): SessionCaller => {
+    if (meta?.ability !== "signed-in") {
+      throw new DomainError("missing_api_key_ability", "This procedure does not declare the signed-in rule.");
+    }
+    const caller = authorize(meta, credential);
+    if (caller?.type !== "session") throw new DomainError("missing_api_key");
     return caller;
   }),
 );

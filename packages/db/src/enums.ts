@@ -25,3 +25,11 @@ export type SupportKind = (typeof supportKinds)[number];
 
 export const errorTypes = ["crash", "exception", "warning"] as const;
 export type ErrorType = (typeof errorTypes)[number];
+
+/** Where a device sign-in stands: waiting for the person, decided, or its key handed to the device (single use). */
+export const deviceSignInStatuses = ["pending", "approved", "denied", "issued"] as const;
+export type DeviceSignInStatus = (typeof deviceSignInStatuses)[number];
+
+/** How an OAuth client came to be known: dynamic registration, or a client ID metadata document it points to. */
+export const oauthClientRegistrations = ["dynamic", "metadata_document"] as const;
+export type OAuthClientRegistration = (typeof oauthClientRegistrations)[number];

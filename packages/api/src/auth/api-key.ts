@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Ability } from "../abilities";
 import { perDatabase } from "../prepared";
 import type { Credential } from "./caller";
-import { hashKeySecret, KEY_SECRET_PATTERN } from "./key-secret";
+import { hashSecret, KEY_SECRET_PATTERN } from "./key-secret";
 
 const { apiKeys } = schema;
 
@@ -42,7 +42,7 @@ export function looksLikeApiKey(token: string): boolean {
  * idle expiry out by 90 days on that write), so ordinary requests only read.
  */
 export async function resolveApiKey(db: Database, token: string): Promise<Credential> {
-  const [key] = await keyLookup(db).execute({ hash: hashKeySecret(token) });
+  const [key] = await keyLookup(db).execute({ hash: hashSecret(token) });
   const now = Date.now();
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now)) return { status: "invalid" };
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() >= KEY_USE_WRITE_INTERVAL_MS) {

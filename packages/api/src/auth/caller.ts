@@ -20,12 +20,15 @@ export type OAuthTokenCaller = CallerBase & {
   type: "oauth_token";
   tokenId: number;
   clientId: string;
+  /** The resource the token was issued for (RFC 8707): it works only there. */
+  resource: string;
 };
 
 /** A person signed in to the account pages; never accepted by the REST API, which reads no cookies. */
 export type SessionCaller = CallerBase & {
   type: "session";
-  sessionId: string;
+  /** The session's row (web_sessions.id), never its secret: a password change keeps this one and ends the others. */
+  sessionId: number;
 };
 
 /**
@@ -46,7 +49,7 @@ export function credentialKey(caller: Caller): string {
     case "oauth_token":
       return `token:${caller.tokenId}`;
     case "session":
-      return `session:${caller.sessionId}`;
+      return `account:${caller.accountId}`;
   }
 }
 

@@ -31,8 +31,17 @@ export function deriveKeySecret(brand: string, seed: string, purpose: string): s
   return `${brand}_${base58(RANDOM_LENGTH, (round) => createHmac("sha256", seed).update(`${purpose}:${round}`).digest())}`;
 }
 
-export function hashKeySecret(secret: string): string {
+/**
+ * How every secret this service hands out is stored: SHA-256 in lowercase hex. API keys, device and user codes,
+ * OAuth codes and tokens, web and MCP session ids alike; the plain value is never kept.
+ */
+export function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
+}
+
+/** A random secret of 256 bits, 43 base64url characters: session ids, device codes, OAuth codes and tokens. */
+export function randomSecret(): string {
+  return randomBytes(32).toString("base64url");
 }
 
 export function visiblePrefix(secret: string): string {

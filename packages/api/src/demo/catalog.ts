@@ -5,6 +5,11 @@ import { emptyPayload } from "../routers/products/format";
 
 export const DEMO_EMAIL = "demo@shelf.test";
 export const DEMO_NAME = "Demo User";
+/**
+ * The demo account's password, documented in the README and printed at start: the demo is for trying Shelf on one's
+ * own machine. Set only while the account has no password, so a password changed on the pages is kept.
+ */
+export const DEMO_PASSWORD = "shelf-demo-password";
 export const DEMO_KEY_NAME = "demo key";
 
 /** Categories as paths: "Parent/Child" nests a category under its parent. */

@@ -3,7 +3,8 @@ import { Readable } from "node:stream";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { deriveKeySecret, hashKeySecret } from "../auth/key-secret";
+import { deriveKeySecret, hashSecret } from "../auth/key-secret";
+import { hashPassword } from "../auth/password";
 import type { DeliveryFiles } from "../delivery";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
 import { createApiKey, revokeApiKey, toApiKeyRecord } from "../routers/keys/service";
@@ -13,6 +14,7 @@ import {
   DEMO_KEY_NAME,
   DEMO_NAME,
   DEMO_PASS,
+  DEMO_PASSWORD,
   DEMO_UPDATE_WINDOW_END,
   DEMO_UPDATE_WINDOW_GRANTED,
   type DemoProduct,
@@ -26,6 +28,7 @@ import {
 export { loadDemoSecret } from "./secret";
 
 const {
+  accounts,
   apiKeys,
   categories,
   entitlements,
@@ -71,6 +74,9 @@ export function countDemoRows(db: Database): Promise<number[]> {
 
 export type DemoSeedResult = {
   accountId: number;
+  /** The demo account's sign-in for the pages. */
+  email: string;
+  password: string;
   /** The demo key in plain text: the same for every seed with the same secret. */
   key: string;
   keyId: number;
@@ -108,7 +114,15 @@ export async function seedDemo(
   await ensureDemoLineages(db);
   await ensureDemoPass(db, accountId);
   const { key, record } = await issueDemoKey(db, accountId, options.brand, options.secret);
-  return { accountId, key, keyId: record.id, prefix: record.prefix, productIds };
+  return {
+    accountId,
+    email: DEMO_EMAIL,
+    password: DEMO_PASSWORD,
+    key,
+    keyId: record.id,
+    prefix: record.prefix,
+    productIds,
+  };
 }
 
 /**
@@ -193,9 +207,17 @@ async function ensureDemoPass(db: Database, accountId: number) {
 
 async function ensureDemoAccount(db: Database): Promise<number> {
   const existing = await findAccountByEmail(db, DEMO_EMAIL);
-  if (existing) return existing.id;
+  if (existing) {
+    if (existing.passwordHash === null) {
+      await db
+        .update(accounts)
+        .set({ passwordHash: await hashPassword(DEMO_PASSWORD) })
+        .where(and(eq(accounts.id, existing.id), isNull(accounts.passwordHash)));
+    }
+    return existing.id;
+  }
   try {
-    return (await createAccount(db, { email: DEMO_EMAIL, name: DEMO_NAME })).id;
+    return (await createAccount(db, { email: DEMO_EMAIL, name: DEMO_NAME, password: DEMO_PASSWORD })).id;
   } catch (error) {
     // Another seeder created it between our lookup and insert.
     const created = await findAccountByEmail(db, DEMO_EMAIL);
@@ -217,7 +239,7 @@ async function issueDemoKey(db: Database, accountId: number, brand: string, seed
       const [row] = await tx
         .select()
         .from(apiKeys)
-        .where(eq(apiKeys.hash, hashKeySecret(secret)));
+        .where(eq(apiKeys.hash, hashSecret(secret)));
       if (row && !row.revokedAt && (!row.expiresAt || row.expiresAt > new Date())) {
         // A demo key made by an earlier version keeps working and gains what the demo key holds now.
         const abilities = [...demoKeyAbilities];

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
-import { hashKeySecret } from "../auth/key-secret";
+import { hashSecret } from "../auth/key-secret";
 import { createRateLimiter } from "../rate-limit";
 import { releaseArtifact } from "../routers/products/delivery";
 import { publishRelease, putContentAsset } from "../routers/products/publish";
@@ -89,7 +89,7 @@ async function revokeKeyBySecret(secret: string) {
   await testDb.db
     .update(schema.apiKeys)
     .set({ revokedAt: new Date() })
-    .where(eq(schema.apiKeys.hash, hashKeySecret(secret)));
+    .where(eq(schema.apiKeys.hash, hashSecret(secret)));
 }
 
 async function releaseRow(db: TestDatabase["db"], id: number) {

@@ -11,6 +11,7 @@ import { contentDisposition, type FileOutput, type PlainOutput } from "../plain"
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import type { PublicDisclosureData } from "../schemas/disclosure";
 import { authorize } from "../trpc";
+import { clientAddressOf } from "./address";
 import {
   formValues,
   type JsonSchema,
@@ -23,7 +24,18 @@ import {
 import { readMultipart } from "./multipart";
 import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./openapi";
 import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
-import { type EdgeRequest, hasDotSegments, isWellEncoded, parseTarget, readBody } from "./request";
+import {
+  type EdgeRequest,
+  FORM_TYPE,
+  hasDotSegments,
+  isWellEncoded,
+  JSON_TYPE,
+  MULTIPART_TYPE,
+  parseForm,
+  parseTarget,
+  readBody,
+  utf8,
+} from "./request";
 import {
   bodyLength,
   domainErrorBody,
@@ -88,9 +100,6 @@ const DEFAULT_DB_DEADLINE_MS = 6000;
 /** What a client is told to wait after a 503: about two probes of the database. */
 const RETRY_AFTER_SECONDS = 2;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
-const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
-const MULTIPART_TYPE = /^multipart\/form-data\s*;/i;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * One HTTP edge for every route of a router: credential, rate limit, routing, input parsing, the procedure call,
@@ -124,6 +133,11 @@ export function createEdge(options: EdgeOptions): Edge {
     specs.set(route, paramSpecs(operation?.parameters ?? []));
     if (route.meta.multipart) {
       formProperties.set(route, operation?.requestBody?.content?.["multipart/form-data"]?.schema?.properties ?? {});
+    } else if (route.meta.formBody) {
+      formProperties.set(
+        route,
+        operation?.requestBody?.content?.["application/x-www-form-urlencoded"]?.schema?.properties ?? {},
+      );
     }
   }
   const prefixes = [...new Set(routes.routes.map((route) => `/${route.path.split("/")[1]}`))];
@@ -156,21 +170,7 @@ export function createEdge(options: EdgeOptions): Edge {
     return finish(request, result);
   }
 
-  /**
-   * Whatever went wrong, as the contract's answer. A database that cannot answer is a 503 the client may retry
-   * (and, if it is down rather than slow, tells the health monitor); anything else unexpected is a logged 500.
-   */
-  function failure(error: unknown, requestId: string): EdgeResult {
-    const unavailable = databaseUnavailable(error);
-    if (unavailable) {
-      if (databaseDown(unavailable)) health?.reportFailure(unavailable);
-      log.warn({ reqId: requestId, reason: unavailable }, "database unavailable");
-      return unavailableResult();
-    }
-    const mapped = errorToResponse(error);
-    if (mapped.unexpected) log.error({ reqId: requestId, err: error }, "unexpected error");
-    return jsonResult(mapped.status, mapped.body);
-  }
+  const failure = (error: unknown, requestId: string) => failureResult(error, { log, health, requestId });
 
   async function dispatch(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
     const url = parseTarget(request.target);
@@ -268,11 +268,19 @@ export function createEdge(options: EdgeOptions): Edge {
         return errorResult("malformed_request", "The request body ended before it was complete.");
       }
       if (!read.ok) return errorResult("payload_too_large");
-      if (read.bytes.some((byte) => byte > 0x20)) {
+      if (route.meta.formBody && FORM_TYPE.test(contentType)) {
+        const form = parseForm(read.bytes);
+        if (!form.ok) return jsonResult(422, validationBody(form.errors));
+        body = formValues(form.fields, formProperties.get(route) ?? {});
+      } else if (read.bytes.some((byte) => byte > 0x20)) {
         if (!JSON_TYPE.test(contentType)) {
           return errorResult(
             "unsupported_media_type",
-            route.meta.multipart ? "Send the body as application/json or multipart/form-data." : undefined,
+            route.meta.multipart
+              ? "Send the body as application/json or multipart/form-data."
+              : route.meta.formBody
+                ? "Send the body as application/json or application/x-www-form-urlencoded."
+                : undefined,
           );
         }
         try {
@@ -344,7 +352,28 @@ export function createEdge(options: EdgeOptions): Edge {
   };
 }
 
-function unavailableResult(): EdgeResult {
+/**
+ * Whatever went wrong, as the contract's answer, for any edge. A database that cannot answer is a 503 the client
+ * may retry (and, if it is down rather than slow, tells the health monitor); anything else unexpected is a logged
+ * 500.
+ */
+export function failureResult(
+  error: unknown,
+  context: { log: Logger; health?: HealthSignal; requestId: string },
+): EdgeResult {
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) {
+    if (databaseDown(unavailable)) context.health?.reportFailure(unavailable);
+    context.log.warn({ reqId: context.requestId, reason: unavailable }, "database unavailable");
+    return unavailableResult();
+  }
+  const mapped = errorToResponse(error);
+  if (mapped.unexpected) context.log.error({ reqId: context.requestId, err: error }, "unexpected error");
+  return jsonResult(mapped.status, mapped.body);
+}
+
+/** 503 while the database cannot answer, with how long to wait. */
+export function unavailableResult(): EdgeResult {
   return errorResult("service_unavailable", undefined, { "retry-after": String(RETRY_AFTER_SECONDS) });
 }
 
@@ -454,9 +483,5 @@ function finish(request: EdgeRequest, result: EdgeResult): EdgeResult {
 }
 
 function clientAddress(request: EdgeRequest, options: EdgeOptions): string {
-  if (options.trustProxy) {
-    const forwarded = request.header("x-forwarded-for")?.split(",").pop()?.trim();
-    if (forwarded) return forwarded;
-  }
-  return request.clientAddress ?? "unknown";
+  return clientAddressOf(request.header("x-forwarded-for"), request.clientAddress, options.trustProxy);
 }

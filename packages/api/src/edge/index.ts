@@ -1,3 +1,4 @@
+export { clientAddressOf } from "./address";
 export { fromFetch, handleFetch, toResponse } from "./fetch";
 export { createEdge, type Edge, type EdgeOptions } from "./handler";
 export { forwardedRequest, hostNames, isForwardedHeader } from "./hosts";

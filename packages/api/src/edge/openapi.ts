@@ -272,6 +272,14 @@ function documentMultipart(operation: Operation, files: string[]) {
   } as never;
 }
 
+/** A route that also takes URL-encoded forms (OAuth clients): the same body schema under that content type. */
+function documentFormBody(operation: Operation) {
+  const body = operation.requestBody as { content?: Record<string, { schema?: BodySchema }> } | undefined;
+  const schema = body?.content?.["application/json"]?.schema;
+  if (!body?.content || !schema) throw new Error(`${operation.operationId}: a form route needs a JSON body schema`);
+  body.content["application/x-www-form-urlencoded"] = { schema };
+}
+
 /** The OpenAPI 3.1 document of every route of a router: JSON routes from trpc-to-openapi, plain ones from meta. */
 export function buildOpenApiDocument(
   router: AnyRouter,
@@ -307,6 +315,7 @@ export function buildOpenApiDocument(
       (operation.parameters?.some((parameter) => parameter.in === "path" || parameter.in === "query") ?? false) ||
       "requestBody" in operation;
     if (route.meta.multipart) documentMultipart(operation, Object.keys(route.meta.multipart.files));
+    if (route.meta.formBody) documentFormBody(operation);
     operation.parameters = [...(operation.parameters ?? []), ...headerParameters(route, kinds)];
     if (operation.parameters.length === 0) delete operation.parameters;
     operation.responses = {

@@ -1,3 +1,5 @@
+import type { FieldErrors } from "../errors";
+
 /**
  * What the edge needs of a request, whichever server received it: Node's `http` (the custom server) or a fetch
  * `Request` (Next route handlers, tests). Building a fetch `Request` costs more than the work of a small endpoint,
@@ -77,4 +79,30 @@ export function isWellEncoded(url: URL): boolean {
   } catch {
     return false;
   }
+}
+
+/** Body types as the `Content-Type` header names them (parameters such as charset allowed). */
+export const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
+export const MULTIPART_TYPE = /^multipart\/form-data\s*;/i;
+export const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+/** Strict UTF-8: malformed bytes are refused, never replaced. */
+export const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The fields of a URL-encoded form body; a field given twice is refused (RFC 6749 3.1), as is text not in UTF-8. */
+export function parseForm(
+  bytes: Uint8Array,
+): { ok: true; fields: Record<string, string> } | { ok: false; errors: FieldErrors } {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, errors: { body: ["must be a form in UTF-8"] } };
+  }
+  const fields: Record<string, string> = Object.create(null);
+  const errors: FieldErrors = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (Object.hasOwn(fields, name)) errors[name] = ["must be given once"];
+    fields[name] = value;
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, fields };
 }

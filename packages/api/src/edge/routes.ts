@@ -54,6 +54,7 @@ export function collectRoutes(router: AnyRouter): EdgeRoute[] {
     const http = meta.openapi ?? meta.rest;
     if (!http) continue;
     if (meta.openapi && meta.rest) throw new Error(`${name}: declare either openapi or rest, not both`);
+    if (meta.ability === "signed-in") throw new Error(`${name}: a signed-in procedure serves the pages, never REST`);
     routes.push({
       procedure: name,
       type: procedure._def.type as "query" | "mutation",

@@ -327,6 +327,7 @@ describe("credential policy", () => {
       type: "oauth_token",
       tokenId: 1,
       clientId: "client",
+      resource: "http://shelf.test/api/mcp",
       accountId,
       abilities: new Set(["products.read"]),
       productId: null,

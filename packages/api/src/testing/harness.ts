@@ -1,6 +1,8 @@
 import type { Database } from "@shelf/db";
 import { createAccountApiEdge } from "../account-api";
 import { resolveCredential } from "../auth/credential";
+import { createGuessLimits, type GuessLimits } from "../auth/guess-limits";
+import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
 import { fromFetch, toResponse } from "../edge/fetch";
@@ -10,6 +12,7 @@ import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { sharedTestDelivery } from "./delivery";
+import { recordSecret } from "./secrets";
 
 export const TEST_BASE_URL = "http://shelf.test";
 
@@ -84,4 +87,27 @@ export async function callerFor(db: Database, key: string | null, delivery?: Del
   return createCaller(
     createContext({ db, credential, baseUrl: TEST_BASE_URL, delivery: delivery ?? (await sharedTestDelivery()) }),
   );
+}
+
+/**
+ * A person signed in to the account pages, as the web app resolves them: a real session row, every account
+ * ability, and the guessing limits (in memory unless given).
+ */
+export async function signedInCaller(db: Database, accountId: number, options: { guessLimits?: GuessLimits } = {}) {
+  const { secret, sessionId } = await startWebSession(db, accountId);
+  recordSecret(secret);
+  const caller = sessionCaller(accountId, sessionId);
+  const guessLimits = options.guessLimits ?? createGuessLimits({ namespace: `test-${secret.slice(0, 8)}` });
+  return {
+    secret,
+    sessionId,
+    caller: createCaller(
+      createContext({
+        db,
+        credential: { status: "valid", caller },
+        baseUrl: TEST_BASE_URL,
+        guessLimits,
+      }),
+    ),
+  };
 }

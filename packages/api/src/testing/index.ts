@@ -7,3 +7,4 @@ export * from "./harness";
 export * from "./jws";
 export * from "./openssl";
 export * from "./secrets";
+export * from "./tls";

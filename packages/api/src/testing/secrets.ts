@@ -1,5 +1,5 @@
 import { appendFileSync } from "node:fs";
-import { hashKeySecret } from "../auth/key-secret";
+import { hashSecret } from "../auth/key-secret";
 
 const KEY_SHAPED = /\b[a-z][a-z0-9]{1,11}_[1-9A-HJ-NP-Za-km-z]{32}\b/g;
 
@@ -9,7 +9,7 @@ const KEY_SHAPED = /\b[a-z][a-z0-9]{1,11}_[1-9A-HJ-NP-Za-km-z]{32}\b/g;
  */
 export function recordSecret(key: string): void {
   const file = process.env.SHELF_TEST_SECRETS_FILE;
-  if (file) appendFileSync(file, `${key}\n${hashKeySecret(key)}\n`);
+  if (file) appendFileSync(file, `${key}\n${hashSecret(key)}\n`);
 }
 
 /** Records every key-shaped string in some output (a CLI's, a server's banner). */

@@ -10,4 +10,5 @@ export * from "./mcp";
 export * from "./relations";
 export * from "./releases";
 export * from "./reports";
+export * from "./sign-in";
 export * from "./subscriptions";

@@ -16,3 +16,23 @@ export const AccountRecord = z.object({
   created_at: z.string(),
 });
 export type AccountRecord = z.infer<typeof AccountRecord>;
+
+export const SignUpInput = z.object({
+  email: z.string().trim().max(254).pipe(z.email()),
+  name: z.string().trim().max(200).optional(),
+  password: z.string().min(8).max(MAX_PASSWORD_LENGTH),
+});
+export type SignUpInput = z.input<typeof SignUpInput>;
+
+export const ChangePasswordInput = z.object({
+  current_password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
+  new_password: z.string().min(8).max(MAX_PASSWORD_LENGTH),
+});
+export type ChangePasswordInput = z.input<typeof ChangePasswordInput>;
+
+export const ChangedPasswordData = z.object({
+  /** The account's other sessions that the change ended. */
+  ended_sessions: z.number().int(),
+});
+
+export const MeData = z.object({ id: z.number().int(), email: z.string(), name: z.string().nullable() });

@@ -1,9 +1,12 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { eq, sql } from "drizzle-orm";
-import { hashPassword } from "../../auth/password";
-import { DomainError, isUniqueViolation, parseInput } from "../../errors";
-import { type AccountRecord, CreateAccountInput } from "./schemas";
+import type { SessionCaller } from "../../auth/caller";
+import type { SignInLimits } from "../../auth/guess-limits";
+import { hashPassword, verifyPassword } from "../../auth/password";
+import { endWebSessions } from "../../auth/web-session";
+import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
+import { type AccountRecord, ChangePasswordInput, CreateAccountInput, SignUpInput } from "./schemas";
 
 const { accounts } = schema;
 
@@ -49,4 +52,53 @@ export async function createAccount(db: Database, rawInput: CreateAccountInput):
     }
     throw error;
   }
+}
+
+/** Sign-up from the pages: an email, a password of at least 8 characters, and a name if the person gives one. */
+export async function signUp(db: Database, rawInput: SignUpInput): Promise<AccountRecord> {
+  const input = parseInput(SignUpInput, rawInput);
+  return createAccount(db, { email: input.email, password: input.password, name: input.name || null });
+}
+
+export async function getMe(db: Database, accountId: number) {
+  const [row] = await db
+    .select({ id: accounts.id, email: accounts.email, name: accounts.name })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!row) throw new DomainError("not_found", "Account not found.");
+  return row;
+}
+
+/**
+ * Changes the signed-in person's password after checking the current one (counted like a sign-in attempt), and ends
+ * every other session of the account: whoever else was signed in must sign in with the new password.
+ */
+export async function changePassword(
+  db: Database,
+  caller: SessionCaller,
+  limits: SignInLimits,
+  rawInput: ChangePasswordInput,
+): Promise<{ ended_sessions: number }> {
+  const input = parseInput(ChangePasswordInput, rawInput);
+  const [account] = await db
+    .select({ passwordHash: accounts.passwordHash })
+    .from(accounts)
+    .where(eq(accounts.id, caller.accountId));
+  if (!account) throw new DomainError("not_found", "Account not found.");
+  const key = `account-id:${caller.accountId}`;
+  const attempt = await limits.account.take(key);
+  if (!attempt.allowed) {
+    throw new DomainError("rate_limited", "Too many wrong passwords: try again later.", {
+      retry_after_seconds: attempt.retryAfterSeconds,
+    });
+  }
+  if (!account.passwordHash || !(await verifyPassword(input.current_password, account.passwordHash))) {
+    throw new ValidationError({ current_password: ["is not your current password"] });
+  }
+  await limits.account.giveBack(key);
+  const passwordHash = await hashPassword(input.new_password);
+  return db.transaction(async (tx) => {
+    await tx.update(accounts).set({ passwordHash }).where(eq(accounts.id, caller.accountId));
+    return { ended_sessions: await endWebSessions(tx, caller.accountId, { except: caller.sessionId }) };
+  });
 }

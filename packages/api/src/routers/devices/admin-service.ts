@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
 import { isoSql, sqlRows } from "../../sql-text";
 
-type DeviceListRow = {
+export type DeviceListRow = {
   id: number;
   device_id: string;
   name: string | null;
@@ -28,12 +28,16 @@ export async function listDevices(db: Database, accountId: number): Promise<Devi
   );
 }
 
-/** `device:deactivate`: frees every seat a device holds; its next license check takes a seat again if one is free. */
-export async function deactivateDevice(db: Database, deviceId: number) {
+/**
+ * `device:deactivate`, and a person releasing one of their devices: frees every seat a device holds; its next
+ * license check takes a seat again if one is free. With `accountId`, only that account's device is found.
+ */
+export async function deactivateDevice(db: Database, deviceId: number, options: { accountId?: number } = {}) {
   return db.transaction(async (tx) => {
+    const ofAccount = options.accountId === undefined ? sql`` : sql` and account_id = ${options.accountId}`;
     const [device] = await sqlRows<{ id: number; account_id: number; identifier: string }>(
       tx,
-      sql`select id, account_id, identifier from devices where id = ${deviceId} for update`,
+      sql`select id, account_id, identifier from devices where id = ${deviceId}${ofAccount} for update`,
     );
     if (!device) throw new DomainError("not_found", "Device not found.");
     const released = await sqlRows<{ product_id: number }>(

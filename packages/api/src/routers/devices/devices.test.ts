@@ -12,6 +12,7 @@ import {
   createProduct,
   grantEntitlement,
   recordSecret,
+  signedInCaller,
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
@@ -377,5 +378,34 @@ describe("POST /api/cli/device/logout", () => {
     expect(next.status).toBe(401);
     expect(next.body.error).toBe("invalid_api_key");
     expect((await request("/api/device/entitlements", { key: other.key })).status).toBe(200);
+  });
+});
+
+describe("the devices page (a signed-in person)", () => {
+  it("lists the account's devices with their seats, and releases one of its own only", async () => {
+    const { account, key, products } = await device(1);
+    const [product] = products as [(typeof products)[0]];
+    const checked = await post("/api/license/check", key, { product_id: product.id, device_id: "desk-mac" });
+    expect(checked.status, checked.text).toBe(200);
+    const stranger = await device(1);
+    await post("/api/license/check", stranger.key, {
+      product_id: (stranger.products[0] as (typeof products)[0]).id,
+      device_id: "their-pc",
+    });
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    const seats = await caller.device.seats();
+    expect(seats).toEqual([
+      expect.objectContaining({
+        device_id: "desk-mac",
+        products: [expect.objectContaining({ product_id: product.id, product_name: product.name })],
+      }),
+    ]);
+    const [theirs] = await (await signedInCaller(testDb.db, stranger.account.id)).caller.device.seats();
+    await expect(caller.device.release({ id: theirs?.id as number })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(caller.device.release({ id: seats[0]?.id as number })).resolves.toMatchObject({
+      device_id: "desk-mac",
+      released_product_ids: [product.id],
+    });
+    expect((await caller.device.seats())[0]?.products).toEqual([]);
   });
 });

@@ -1,14 +1,18 @@
 import { z } from "zod";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
-import { accountProcedure, type ExampleContext, router } from "../../trpc";
+import { accountProcedure, type ExampleContext, router, sessionProcedure } from "../../trpc";
 import { createApiKey } from "../keys/service";
+import { deactivateDevice, listDevices } from "./admin-service";
 import {
+  AccountDeviceData,
   BulkActivateData,
   BundlesData,
   DeviceEntitlementsData,
+  DeviceIdInput,
   InstallRecordData,
   InstallRecordInput,
+  ReleasedDeviceData,
   UsageData,
   UsageInput,
 } from "./schemas";
@@ -129,4 +133,16 @@ export const devicesRouter = router({
     .input(z.object({}))
     .output(z.void())
     .mutation(({ ctx }) => logout(ctx.db, deviceKey(ctx.caller))),
+
+  /** The devices page (the `manage_url` of a device-limit 409): the account's devices and their seats. */
+  seats: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .output(z.array(AccountDeviceData))
+    .query(({ ctx }) => listDevices(ctx.db, ctx.caller.accountId)),
+
+  release: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(DeviceIdInput)
+    .output(ReleasedDeviceData)
+    .mutation(({ ctx, input }) => deactivateDevice(ctx.db, input.id, { accountId: ctx.caller.accountId })),
 });

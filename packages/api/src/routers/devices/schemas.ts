@@ -138,3 +138,30 @@ export const UsageData = z
     stored: z.number().int(),
   })
   .meta({ id: "UsageData" });
+
+/** A device of the account as the devices page shows it, with the products it holds a seat on. */
+export const AccountDeviceData = z.object({
+  id: z.number().int(),
+  device_id: z.string(),
+  name: z.string().nullable(),
+  activated_at: z.string().nullable(),
+  last_seen_at: z.string().nullable(),
+  last_app_version: z.string().nullable(),
+  products: z.array(
+    z.object({
+      product_id: z.number().int(),
+      product_name: z.string(),
+      activated_at: z.string(),
+      last_checked_at: z.string(),
+    }),
+  ),
+});
+
+export const DeviceIdInput = z.object({ id: z.number().int().positive() });
+
+export const ReleasedDeviceData = z.object({
+  id: z.number().int(),
+  account_id: z.number().int(),
+  device_id: z.string(),
+  released_product_ids: z.array(z.number().int()),
+});

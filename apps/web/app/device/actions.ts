@@ -1,0 +1,41 @@
+"use server";
+
+import type { DeviceSignInRequestData } from "@shelf/api";
+import { pageCaller, requireSession } from "../../src/auth/session";
+import { failedForm } from "../../src/forms/errors";
+import type { FormState } from "../../src/forms/state";
+
+export type DeviceStep =
+  | { step: "review"; request: DeviceSignInRequestData }
+  | { step: "decided"; decision: "approve" | "deny"; clientName: string; deviceName: string | null };
+
+/**
+ * The device page's one action: "review" looks the code up (a wrong code counts against the person's guesses);
+ * "approve" or "deny" decides it. A code is decided once; the key is made when the device next polls.
+ */
+export async function deviceAction(_state: FormState<DeviceStep>, form: FormData): Promise<FormState<DeviceStep>> {
+  const session = await requireSession("/device");
+  const caller = await pageCaller(session);
+  const userCode = String(form.get("user_code") ?? "");
+  const intent = String(form.get("intent") ?? "review");
+  try {
+    if (intent === "approve" || intent === "deny") {
+      const decided = await caller.deviceSignIn.decide({ user_code: userCode, decision: intent });
+      return {
+        status: "done",
+        data: {
+          step: "decided",
+          decision: decided.decision,
+          clientName: decided.client_name,
+          deviceName: decided.device_name,
+        },
+      };
+    }
+    return {
+      status: "done",
+      data: { step: "review", request: await caller.deviceSignIn.find({ user_code: userCode }) },
+    };
+  } catch (error) {
+    return failedForm(error);
+  }
+}

@@ -1,0 +1,106 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useActionState, useEffect, useRef } from "react";
+import { TextField } from "../../src/components/text-field";
+import { idle } from "../../src/forms/state";
+import { deviceAction } from "./actions";
+
+/** Enter (or confirm) the code a device shows, see who asks for what, then approve or deny. */
+export function DeviceForm({ initialCode }: { initialCode: string }) {
+  const t = useTranslations("device");
+  const tk = useTranslations("keys");
+  const [state, action, pending] = useActionState(deviceAction, idle);
+  const focusTarget = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (state.status !== "idle") focusTarget.current?.focus();
+  }, [state]);
+
+  if (state.status === "done" && state.data.step === "decided") {
+    const { decision, clientName, deviceName } = state.data;
+    return (
+      <div className="notice" role="status" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLDivElement>}>
+        <h2>{decision === "approve" ? t("approvedTitle") : t("deniedTitle")}</h2>
+        <p>
+          {decision === "approve"
+            ? t("approvedBody", { client: clientName, device: deviceName ?? t("unnamedDevice") })
+            : t("deniedBody", { client: clientName })}
+        </p>
+        <p>
+          <a href="/settings/api-keys">{t("seeKeys")}</a>
+        </p>
+      </div>
+    );
+  }
+
+  if (state.status === "done" && state.data.step === "review") {
+    const request = state.data.request;
+    return (
+      <form action={action} className="stack review" aria-labelledby="review-title">
+        <h2 id="review-title" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLHeadingElement>}>
+          {t("reviewTitle", { client: request.client_name })}
+        </h2>
+        <dl className="facts">
+          <div>
+            <dt>{t("code")}</dt>
+            <dd>
+              <code className="user-code">{request.user_code}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>{t("deviceName")}</dt>
+            <dd>{request.device_name ?? t("unnamedDevice")}</dd>
+          </div>
+        </dl>
+        <p className="hint">{t("deviceNameHint")}</p>
+        <h3>{t("abilitiesTitle")}</h3>
+        <ul className="abilities">
+          {request.abilities.map((ability) => (
+            <li key={ability}>
+              <code>{ability}</code> <span className="muted">{tk(`ability.${ability.replace(/[.-]/g, "_")}`)}</span>
+            </li>
+          ))}
+        </ul>
+        <p className="warning">{t("warning")}</p>
+        <input type="hidden" name="user_code" value={request.user_code} />
+        <div className="actions">
+          <button type="submit" name="intent" value="deny" className="button secondary" disabled={pending}>
+            {t("deny")}
+          </button>
+          <button type="submit" name="intent" value="approve" className="button" disabled={pending}>
+            {t("approve")}
+          </button>
+        </div>
+      </form>
+    );
+  }
+
+  const fields = state.status === "failed" ? state.fields : {};
+  return (
+    <form action={action} className="stack">
+      {state.status === "failed" && (
+        <p className="error" role="alert" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLParagraphElement>}>
+          {state.message}
+        </p>
+      )}
+      <TextField
+        id="user-code"
+        name="user_code"
+        label={t("codeLabel")}
+        hint={t("codeHint")}
+        className="user-code-input"
+        defaultValue={initialCode}
+        required
+        maxLength={20}
+        autoComplete="off"
+        autoCapitalize="characters"
+        spellCheck={false}
+        placeholder="BDWP-HQPK"
+        errors={fields.user_code}
+      />
+      <button type="submit" name="intent" value="review" className="button" disabled={pending}>
+        {t("continue")}
+      </button>
+    </form>
+  );
+}

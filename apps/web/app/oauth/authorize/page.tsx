@@ -1,0 +1,103 @@
+import { checkAuthorizationRequest, isLoopbackOnly } from "@shelf/api";
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { getTranslations } from "next-intl/server";
+import { consentToken } from "../../../src/auth/consent-token";
+import { requireSession } from "../../../src/auth/session";
+import { getRuntime } from "../../../src/runtime";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("consent"))("title") };
+}
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The query as sent, repeated parameters kept (the check refuses them). */
+function queryOf(params: Record<string, string | string[] | undefined>): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) query.append(name, item);
+  }
+  return query;
+}
+
+/**
+ * The authorization endpoint: checks the request, signs the person in if needed, and asks them. The decision posts
+ * to /oauth/authorize/decision with the request and a token tied to this session.
+ */
+export default async function AuthorizePage({ searchParams }: Props) {
+  const query = queryOf(await searchParams);
+  const runtime = getRuntime();
+  const outcome = await checkAuthorizationRequest(runtime.db, runtime.oauth, query);
+  const t = await getTranslations("consent");
+  if (outcome.kind === "invalid") {
+    return (
+      <section className="narrow card">
+        <h1>{t("invalidTitle")}</h1>
+        <p role="alert" className="error">
+          {outcome.message}
+        </p>
+        <p className="muted">{t("invalidBody")}</p>
+      </section>
+    );
+  }
+  if (outcome.kind === "redirect") redirect(outcome.location);
+  const { request } = outcome;
+  // The redirect URI in the address, always: the page's CSP lets its form lead there (form-action).
+  if (!query.has("redirect_uri")) {
+    query.set("redirect_uri", request.redirectUri);
+    redirect(`/oauth/authorize?${query}`);
+  }
+  const session = await requireSession(`/oauth/authorize?${query}`);
+  const serialized = query.toString();
+  const redirectHost = new URL(request.redirectUri).host;
+  return (
+    <section className="narrow card stack">
+      <h1>{t("heading", { client: request.client.name })}</h1>
+      <p className="muted">{t("signedInAs", { email: session.email })}</p>
+      <dl className="facts">
+        <div>
+          <dt>{t("app")}</dt>
+          <dd>
+            {request.client.name}
+            {request.client.registration === "metadata_document" && (
+              <div className="muted small">
+                <code>{request.client.id}</code>
+              </div>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>{t("returnsTo")}</dt>
+          <dd>
+            <code>{redirectHost}</code>
+          </dd>
+        </div>
+      </dl>
+      {isLoopbackOnly(request.client) ? (
+        <p className="warning">{t("loopbackWarning")}</p>
+      ) : request.client.registration === "dynamic" ? (
+        <p className="warning">{t("unverifiedWarning", { host: redirectHost })}</p>
+      ) : null}
+      <h2>{t("scopesTitle")}</h2>
+      <ul className="abilities">
+        {request.scopes.map((scope) => (
+          <li key={scope}>
+            <code>{scope}</code> <span className="muted">{t(`scope.${scope.replace(/[.-]/g, "_")}`)}</span>
+          </li>
+        ))}
+      </ul>
+      <p className="hint">{t("disconnectHint")}</p>
+      <form method="post" action="/oauth/authorize/decision" className="actions">
+        <input type="hidden" name="request" value={serialized} />
+        <input type="hidden" name="token" value={consentToken(runtime.authSecret, session.sessionId, serialized)} />
+        <button type="submit" name="decision" value="deny" className="button secondary">
+          {t("deny")}
+        </button>
+        <button type="submit" name="decision" value="approve" className="button">
+          {t("approve")}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+"use server";
+
+import { accountAbilities } from "@shelf/api";
+import { revalidatePath } from "next/cache";
+import { pageCaller, requireSession } from "../../../src/auth/session";
+import { failedForm } from "../../../src/forms/errors";
+import { postedId, settleRemoval } from "../../../src/forms/settle";
+import type { FormState } from "../../../src/forms/state";
+
+export type CreatedKey = { key: string; name: string; prefix: string };
+
+/** How long a new key lasts, as the form offers it. */
+const EXPIRY_DAYS: Record<string, number | null> = { never: null, "7": 7, "30": 30, "90": 90, "365": 365 };
+
+/**
+ * Creates a key through the same service as the operator CLI (the slot rule lives there once). The plain key is in
+ * this answer only: React sends it to this browser and it is never stored, logged or put in a URL.
+ */
+export async function createKeyAction(_state: FormState<CreatedKey>, form: FormData): Promise<FormState<CreatedKey>> {
+  const session = await requireSession("/settings/api-keys");
+  const scope = String(form.get("scope") ?? "account");
+  const expiry = String(form.get("expiry") ?? "never");
+  const days = EXPIRY_DAYS[expiry];
+  const wanted = form.getAll("abilities").map(String);
+  try {
+    const created = await (await pageCaller(session)).keys.create({
+      name: String(form.get("name") ?? ""),
+      abilities: wanted.filter((ability): ability is (typeof accountAbilities)[number] =>
+        (accountAbilities as readonly string[]).includes(ability),
+      ),
+      product_id: scope === "account" ? null : Number(scope),
+      expires_at: days ? new Date(Date.now() + days * 86_400_000).toISOString() : null,
+    });
+    revalidatePath("/settings/api-keys");
+    return {
+      status: "done",
+      data: { key: created.key, name: created.record.name ?? "", prefix: created.record.prefix },
+    };
+  } catch (error) {
+    return failedForm(error);
+  }
+}
+
+export async function revokeKeyAction(form: FormData): Promise<void> {
+  const session = await requireSession("/settings/api-keys");
+  const id = postedId(form);
+  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).keys.revoke({ id }));
+  revalidatePath("/settings/api-keys");
+}

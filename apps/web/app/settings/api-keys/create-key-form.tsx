@@ -1,0 +1,143 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useActionState, useEffect, useRef, useState } from "react";
+import { FieldError } from "../../../src/components/field-error";
+import { TextField } from "../../../src/components/text-field";
+import { idle } from "../../../src/forms/state";
+import { createKeyAction } from "./actions";
+
+type Scope = { value: string; label: string; free: number };
+
+/** Create a key: name, abilities (contract 5.7's defaults ticked), scope with its free slots, expiry. */
+export function CreateKeyForm({
+  abilities,
+  defaults,
+  scopes,
+}: {
+  abilities: string[];
+  defaults: string[];
+  scopes: Scope[];
+}) {
+  const t = useTranslations("keys");
+  const [state, action, pending] = useActionState(createKeyAction, idle);
+  const [copied, setCopied] = useState(false);
+  const [dismissed, setDismissed] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const shown = useRef<HTMLElement>(null);
+  const alert = useRef<HTMLParagraphElement>(null);
+
+  useEffect(() => {
+    if (state.status === "done") {
+      form.current?.reset();
+      setDismissed(false);
+      setCopied(false);
+      shown.current?.focus();
+    }
+    if (state.status === "failed") alert.current?.focus();
+  }, [state]);
+
+  const fields = state.status === "failed" ? state.fields : {};
+  return (
+    <>
+      {state.status === "done" && !dismissed && (
+        <section className="new-key" aria-labelledby="new-key-title" tabIndex={-1} ref={shown}>
+          <h3 id="new-key-title">{t("createdTitle", { name: state.data.name })}</h3>
+          <p className="warning">{t("createdWarning")}</p>
+          <div className="copy-row">
+            <label htmlFor="new-key-value" className="visually-hidden">
+              {t("createdLabel")}
+            </label>
+            <input
+              id="new-key-value"
+              readOnly
+              value={state.data.key}
+              className="mono"
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <button
+              type="button"
+              className="button"
+              onClick={async () => {
+                await navigator.clipboard.writeText(state.data.key).then(
+                  () => setCopied(true),
+                  () => setCopied(false),
+                );
+              }}
+            >
+              {t("copy")}
+            </button>
+          </div>
+          <p role="status" className="muted">
+            {copied ? t("copied") : ""}
+          </p>
+          <button type="button" className="button secondary" onClick={() => setDismissed(true)}>
+            {t("createdDone")}
+          </button>
+        </section>
+      )}
+      <form action={action} ref={form} className="stack">
+        {state.status === "failed" && (
+          <p className="error" role="alert" tabIndex={-1} ref={alert}>
+            {state.message}
+          </p>
+        )}
+        <TextField
+          id="key-name"
+          name="name"
+          label={t("name")}
+          required
+          maxLength={100}
+          placeholder={t("namePlaceholder")}
+          errors={fields.name}
+        />
+        <fieldset className="field" aria-describedby={fields.abilities ? "abilities-error" : "abilities-hint"}>
+          <legend>{t("abilities")}</legend>
+          <p className="hint" id="abilities-hint">
+            {t("abilitiesHint")}
+          </p>
+          <div className="checks">
+            {abilities.map((ability) => (
+              <label key={ability} className="check">
+                <input type="checkbox" name="abilities" value={ability} defaultChecked={defaults.includes(ability)} />
+                <span>
+                  <code>{ability}</code>
+                  <span className="muted small"> {t(`ability.${ability.replace(/[.-]/g, "_")}`)}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+          <FieldError id="abilities-error" messages={fields.abilities} />
+        </fieldset>
+        <div className="row">
+          <div className="field">
+            <label htmlFor="key-scope">{t("scope")}</label>
+            <select id="key-scope" name="scope" defaultValue="account">
+              {scopes.map((scope) => (
+                <option key={scope.value} value={scope.value} disabled={scope.free === 0}>
+                  {scope.free === 0
+                    ? t("scopeOptionFull", { label: scope.label })
+                    : t("scopeOption", { label: scope.label, free: scope.free })}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="key-expiry">{t("expiry")}</label>
+            <select id="key-expiry" name="expiry" defaultValue="never">
+              <option value="never">{t("expiryNever")}</option>
+              {["7", "30", "90", "365"].map((days) => (
+                <option key={days} value={days}>
+                  {t("expiryDays", { days: Number(days) })}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <button type="submit" className="button" disabled={pending}>
+          {pending ? t("creating") : t("create")}
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
+import { pageCaller, requireSession } from "../../../src/auth/session";
+import { ConfirmButton } from "../../../src/components/confirm-button";
+import { dateFormatter } from "../../../src/format";
+import { disconnectAppAction } from "./actions";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("apps"))("title") };
+}
+
+/** The apps the person let act for them through OAuth (MCP clients): what each may do, and a way to cut it off. */
+export default async function ConnectedAppsPage() {
+  const session = await requireSession("/settings/connected-apps");
+  const apps = await (await pageCaller(session)).connectedApps.list();
+  const t = await getTranslations("apps");
+  const date = await dateFormatter();
+  return (
+    <section className="stack-large">
+      <header>
+        <h1>{t("title")}</h1>
+        <p className="muted">{t("lead")}</p>
+      </header>
+      {apps.length === 0 ? (
+        <p className="empty">{t("empty")}</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("name")}</th>
+                <th scope="col">{t("redirectHost")}</th>
+                <th scope="col">{t("scopes")}</th>
+                <th scope="col">{t("created")}</th>
+                <th scope="col">{t("lastUsed")}</th>
+                <th scope="col">
+                  <span className="visually-hidden">{t("actions")}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {apps.map((app) => (
+                <tr key={app.id}>
+                  <td>{app.client_name}</td>
+                  <td>
+                    <code>{app.redirect_host}</code>
+                  </td>
+                  <td>
+                    <ul className="tags">
+                      {app.scopes.map((scope) => (
+                        <li key={scope}>
+                          <code>{scope}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>{date(app.created_at)}</td>
+                  <td>{app.last_used_at ? date(app.last_used_at, true) : t("never")}</td>
+                  <td>
+                    <ConfirmButton
+                      label={t("disconnect")}
+                      title={t("disconnectTitle", { name: app.client_name })}
+                      body={t("disconnectBody")}
+                      confirmLabel={t("disconnectConfirm")}
+                      cancelLabel={t("cancel")}
+                      action={disconnectAppAction}
+                      fields={{ id: String(app.id) }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,37 @@
+"use server";
+
+import { accounts } from "@shelf/api";
+import { headers } from "next/headers";
+import { getTranslations } from "next-intl/server";
+import { CLIENT_ADDRESS_HEADER } from "../../src/auth/headers";
+import { failedForm } from "../../src/forms/errors";
+import type { FormState } from "../../src/forms/state";
+import { getRuntime } from "../../src/runtime";
+
+/**
+ * Creates an account (argon2id password). Each attempt counts against the address's sign-in allowance, so the form
+ * cannot be used to probe for registered emails at speed. The browser signs in next, through next-auth.
+ */
+export async function signUpAction(_state: FormState, form: FormData): Promise<FormState> {
+  const { db, guessLimits } = getRuntime();
+  const address = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+  const attempt = await guessLimits.signIn.address.take(`sign-up:${address}`);
+  if (!attempt.allowed) {
+    const t = await getTranslations("signIn");
+    return {
+      status: "failed",
+      message: t("throttled", { minutes: Math.max(1, Math.ceil(attempt.retryAfterSeconds / 60)) }),
+      fields: {},
+    };
+  }
+  try {
+    await accounts.signUp(db, {
+      email: String(form.get("email") ?? ""),
+      name: String(form.get("name") ?? "") || undefined,
+      password: String(form.get("password") ?? ""),
+    });
+    return { status: "done", data: undefined };
+  } catch (error) {
+    return failedForm(error);
+  }
+}

@@ -1,0 +1,92 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useTranslations } from "next-intl";
+import { useActionState, useEffect, useRef, useState } from "react";
+import { TextField } from "../../src/components/text-field";
+import { idle } from "../../src/forms/state";
+import { signUpAction } from "./actions";
+
+/** Sign-up: the account is made by a server action, then the browser signs in with the same email and password. */
+export function SignUpForm({ returnTo }: { returnTo: string }) {
+  const t = useTranslations("signUp");
+  const [state, action, pending] = useActionState(signUpAction, idle);
+  const [signInFailed, setSignInFailed] = useState(false);
+  const credentials = useRef<{ email: string; password: string } | null>(null);
+  const alert = useRef<HTMLParagraphElement>(null);
+
+  useEffect(() => {
+    if (state.status === "failed") alert.current?.focus();
+    if (state.status !== "done" || !credentials.current) return;
+    const { email, password } = credentials.current;
+    credentials.current = null;
+    signIn("credentials", { email, password, redirect: false })
+      .then((result) => {
+        if (result?.ok && !result.error) window.location.assign(returnTo);
+        else setSignInFailed(true);
+      })
+      .catch(() => setSignInFailed(true));
+  }, [state, returnTo]);
+
+  const fields = state.status === "failed" ? state.fields : {};
+  if (signInFailed) {
+    return (
+      <p className="notice" role="status">
+        {t("createdSignIn")} <a href="/sign-in">{t("signInLink")}</a>
+      </p>
+    );
+  }
+  return (
+    <form
+      action={(form) => {
+        credentials.current = { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") };
+        return action(form);
+      }}
+      className="stack"
+    >
+      {state.status === "failed" && (
+        <p className="error" role="alert" tabIndex={-1} ref={alert}>
+          {state.message}
+        </p>
+      )}
+      <TextField
+        id="name"
+        name="name"
+        label={
+          <>
+            {t("name")} <span className="muted">{t("optional")}</span>
+          </>
+        }
+        type="text"
+        autoComplete="name"
+        maxLength={200}
+        errors={fields.name}
+      />
+      <TextField
+        id="email"
+        name="email"
+        label={t("email")}
+        type="email"
+        autoComplete="email"
+        required
+        maxLength={254}
+        errors={fields.email}
+      />
+      <TextField
+        id="password"
+        name="password"
+        label={t("password")}
+        hint={t("passwordHint")}
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        maxLength={1024}
+        errors={fields.password}
+      />
+      <button type="submit" className="button" disabled={pending || state.status === "done"}>
+        {pending || state.status === "done" ? t("submitting") : t("submit")}
+      </button>
+    </form>
+  );
+}

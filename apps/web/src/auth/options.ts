@@ -1,0 +1,110 @@
+import {
+  checkCredentials,
+  endWebSessions,
+  startWebSession,
+  WEB_SESSION_MAX_AGE_SECONDS,
+  webSessionAccount,
+} from "@shelf/api";
+import type { AuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { getRuntime, type WebRuntime } from "../runtime";
+import { CLIENT_ADDRESS_HEADER } from "./headers";
+import { safeReturnPath } from "./return-path";
+
+/** A session cookie whose session was ended (sign-out elsewhere, a password change) or expired: signed out. */
+class SessionEnded extends Error {
+  constructor() {
+    super("session ended");
+    this.name = "SessionEnded";
+  }
+}
+
+/** What authorize() throws when failures are throttled; the sign-in form reads the code and the seconds. */
+export const THROTTLED_ERROR = "Throttled";
+
+const cache = new WeakMap<WebRuntime, AuthOptions>();
+
+/**
+ * next-auth, configured once per server: email and password (argon2id, failures throttled per account and per
+ * address in the shared store), a sealed JWT cookie that carries only a session's secret, and that session's row in
+ * the database as the truth, so that signing out and password changes end sessions on every instance at once.
+ */
+export function authOptions(): AuthOptions {
+  const runtime = getRuntime();
+  const cached = cache.get(runtime);
+  if (cached) return cached;
+  const { db, log, guessLimits } = runtime;
+  const options: AuthOptions = {
+    secret: runtime.authSecret,
+    useSecureCookies: runtime.secureCookies,
+    session: { strategy: "jwt", maxAge: WEB_SESSION_MAX_AGE_SECONDS },
+    pages: { signIn: "/sign-in", error: "/sign-in" },
+    providers: [
+      CredentialsProvider({
+        id: "credentials",
+        name: "Email and password",
+        credentials: { email: { type: "email" }, password: { type: "password" } },
+        async authorize(credentials, req) {
+          const email = typeof credentials?.email === "string" ? credentials.email : "";
+          const password = typeof credentials?.password === "string" ? credentials.password : "";
+          if (!email || !password) return null;
+          const header = req.headers?.[CLIENT_ADDRESS_HEADER];
+          const address = typeof header === "string" ? header : "unknown";
+          const outcome = await checkCredentials(db, guessLimits.signIn, { email, password, address });
+          if (outcome.ok) {
+            return { id: String(outcome.account.id), email: outcome.account.email, name: outcome.account.name };
+          }
+          if (outcome.reason === "throttled") {
+            log.warn({ address }, "sign-in failures throttled");
+            throw new Error(`${THROTTLED_ERROR}:${outcome.retryAfterSeconds}`);
+          }
+          return null;
+        },
+      }),
+    ],
+    callbacks: {
+      async jwt({ token, user }) {
+        if (user) {
+          // Signing in: a new session row; the cookie carries its secret, sealed with the auth secret.
+          const session = await startWebSession(db, Number(user.id));
+          return { sid: session.secret, accountId: Number(user.id), sessionId: session.sessionId };
+        }
+        const live = typeof token.sid === "string" ? await webSessionAccount(db, token.sid) : null;
+        if (!live) throw new SessionEnded();
+        return { ...token, accountId: live.accountId, sessionId: live.sessionId, email: live.email, name: live.name };
+      },
+      async session({ session, token }) {
+        return {
+          expires: session.expires,
+          user: { email: token.email ?? null, name: token.name ?? null },
+          accountId: token.accountId,
+          sessionId: token.sessionId,
+        };
+      },
+      // Back to a page of this site only, whatever a callbackUrl says (absolute: next-auth's client parses it).
+      async redirect({ url, baseUrl }) {
+        const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) : url;
+        return `${baseUrl}${safeReturnPath(path) ?? "/account"}`;
+      },
+    },
+    events: {
+      // Signing out ends every session of the person, on every browser (the issue's rule), not just this cookie.
+      async signOut({ token }) {
+        if (typeof token?.accountId === "number") await endWebSessions(db, token.accountId);
+      },
+    },
+    logger: {
+      error(code, metadata) {
+        if (code === "JWT_SESSION_ERROR" && metadata instanceof SessionEnded) return;
+        // next-auth's metadata may hold the request; the code is what an operator needs.
+        log.warn({ code }, "sign-in library error");
+      },
+      warn(code) {
+        log.warn({ code }, "sign-in library warning");
+      },
+      debug() {},
+    },
+  };
+  cache.set(runtime, options);
+  return options;
+}

@@ -1,0 +1,46 @@
+import { type Caller, createCaller, createContext, sessionCaller } from "@shelf/api";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getServerSession } from "next-auth";
+import { getRuntime } from "../runtime";
+import { authOptions } from "./options";
+
+export type PageSession = { accountId: number; sessionId: number; email: string; name: string | null };
+
+/**
+ * The signed-in person, or null. next-auth opens the sealed cookie and our jwt callback checks the session's row on
+ * every request, so an ended session is refused from the next page on.
+ */
+export async function currentSession(): Promise<PageSession | null> {
+  const session = await getServerSession(authOptions());
+  if (!session || typeof session.accountId !== "number" || typeof session.sessionId !== "number") return null;
+  return {
+    accountId: session.accountId,
+    sessionId: session.sessionId,
+    email: session.user?.email ?? "",
+    name: session.user?.name ?? null,
+  };
+}
+
+/** The signed-in person, or a redirect to sign in and come back to `returnTo`. */
+export async function requireSession(returnTo: string): Promise<PageSession> {
+  const session = await currentSession();
+  if (!session) redirect(`/sign-in?callbackUrl=${encodeURIComponent(returnTo)}`);
+  return session;
+}
+
+/** The procedures as the signed-in person may call them: every account ability, and what only a person may do. */
+export async function pageCaller(session: PageSession) {
+  const runtime = getRuntime();
+  const caller: Caller = sessionCaller(session.accountId, session.sessionId);
+  return createCaller(
+    createContext({
+      db: runtime.db,
+      credential: { status: "valid", caller },
+      baseUrl: runtime.baseUrl,
+      acceptLanguage: (await headers()).get("accept-language") ?? undefined,
+      keyBrand: runtime.config.api.SHELF_KEY_PREFIX,
+      guessLimits: runtime.guessLimits,
+    }),
+  );
+}

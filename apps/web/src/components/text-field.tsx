@@ -1,0 +1,34 @@
+import type { InputHTMLAttributes, ReactNode } from "react";
+
+type Props = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "name"> & {
+  id: string;
+  name: string;
+  label: ReactNode;
+  /** Shown under the field and read with it. */
+  hint?: string;
+  /** The server's messages for this field: the field is marked invalid and reads them too. */
+  errors?: string[];
+};
+
+/** A labelled input with its hint and its errors tied to it (aria-describedby, aria-invalid). */
+export function TextField({ id, name, label, hint, errors, ...input }: Props) {
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = errors?.length ? `${id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} name={name} aria-invalid={errorId ? true : undefined} aria-describedby={describedBy} {...input} />
+      {hint && (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
+      {errorId && (
+        <p className="field-error" id={errorId}>
+          {errors?.join(" ")}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,20 @@
+import { DomainError } from "@shelf/api";
+
+/**
+ * Runs a removal a confirmation dialog asked for. A refusal from the service (already revoked, not this account's)
+ * needs no message: the list rendered next shows the truth. Anything else is a fault for the error page and the log.
+ */
+export async function settleRemoval(remove: () => Promise<unknown>): Promise<void> {
+  try {
+    await remove();
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof DomainError ? error.cause : error;
+    if (!(cause instanceof DomainError)) throw error;
+  }
+}
+
+/** The positive integer id a form posted, or null. */
+export function postedId(form: FormData): number | null {
+  const id = Number(form.get("id"));
+  return Number.isInteger(id) && id > 0 ? id : null;
+}

@@ -1,0 +1,720 @@
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordSecret } from "@shelf/api/testing";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminCli } from "./admin-cli";
+import { launchChromium } from "./browser";
+import { conformanceAuthorization, freePort } from "./conformance";
+import { type RunningServer, startServer } from "./server";
+
+/**
+ * The account pages in Debian's Chromium against the production build: signing up and in, keys created, shown once,
+ * used and revoked, the slot counter, device sign-in with a script playing the client, sign-out ending sessions,
+ * security headers, and axe-core on every page in English and Korean (screenshots kept in test-results/pages).
+ */
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const shots = path.join(webDir, "test-results/pages");
+const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let testDb: TestDatabase;
+let sql: postgres.Sql;
+let server: RunningServer;
+let browser: Browser;
+let dataDir: string;
+const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
+let productId: number;
+
+const PASSWORD = "correct horse battery staple";
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
+  dataDir = await fs.mkdtemp(path.join((await import("node:os")).tmpdir(), "shelf-pages-"));
+  productId = (await admin("product:create", "--name", "Seat Saver", "--price-cents", "2900")).id;
+  await admin("product:update", "--id", String(productId), "--manual-steps", '["Download","Open","Sign in"]');
+  server = await startServer({
+    DATABASE_URL: testDb.url,
+    SHELF_DATA_DIR: dataDir,
+    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
+    SHELF_RATE_LIMIT_NAMESPACE: `pages-${Date.now()}`,
+  });
+  browser = await launchChromium();
+  await fs.mkdir(shots, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await sql?.end();
+  await testDb?.drop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+let emails = 0;
+function newEmail(): string {
+  emails += 1;
+  return `person${emails}-${Date.now()}@example.test`;
+}
+
+async function newContext(locale = "en-US"): Promise<BrowserContext> {
+  return browser.newContext({ locale, baseURL: server.url });
+}
+
+/** Signs up through the page and lands on the library. */
+async function signUp(page: Page, email: string): Promise<void> {
+  await page.goto("/sign-up");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.locator("main").getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/account$/);
+}
+
+async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.locator("main").getByRole("button", { name: "Sign in" }).click();
+}
+
+async function api(pathname: string, key: string, init: RequestInit = {}) {
+  const response = await fetch(`${server.url}${pathname}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) },
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as any };
+}
+
+/** The device client's side of device sign-in: form-encoded posts, as RFC 8628 clients send them. */
+async function deviceEndpoint(pathname: string, fields: Record<string, string>) {
+  const response = await fetch(`${server.url}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+/** Creates a key through the form and returns the plain key the page shows once. */
+async function createKey(page: Page, name: string): Promise<string> {
+  await page.goto("/settings/api-keys");
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByRole("button", { name: "Create key" }).click();
+  const shown = page.getByLabel("The new key");
+  await shown.waitFor();
+  const key = await shown.inputValue();
+  recordSecret(key);
+  return key;
+}
+
+async function expectNoSeriousViolations(page: Page, label: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
+  expect(violations, label).toEqual([]);
+}
+
+describe("keys in the browser", () => {
+  it("signs up, creates a key shown once, uses it, revokes it and sees the next call refused", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const email = newEmail();
+    await signUp(page, email);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Your library");
+
+    const key = await createKey(page, "Build server");
+    expect(key).toMatch(/^shelf_[A-Za-z0-9]{32}$/);
+    await expect(page.getByText("this is the only time it is shown", { exact: false }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(true);
+    // The defaults of contract 5.7 were ticked.
+    const row = page.getByRole("row", { name: /Build server/ });
+    expect(await row.locator("code").allTextContents()).toEqual([
+      `${key.slice(0, 14)}…`,
+      "products.read",
+      "mcp.read",
+      "device.install",
+    ]);
+
+    // Once only: a reload shows the prefix, never the key.
+    await page.reload();
+    expect(await page.content()).not.toContain(key);
+    expect(await page.content()).toContain(key.slice(0, 14));
+
+    expect((await api("/api/library", key)).status).toBe(200);
+
+    await page
+      .getByRole("row", { name: /Build server/ })
+      .getByRole("button", { name: "Revoke" })
+      .click();
+    const dialog = page.getByRole("dialog");
+    expect(await dialog.getByRole("heading").textContent()).toBe("Revoke Build server?");
+    await dialog.getByRole("button", { name: "Revoke key" }).click();
+    await page.getByText("No key yet.").waitFor();
+    const refused = await api("/api/library", key);
+    expect(refused.status).toBe(401);
+
+    expect(server.output()).not.toContain(key);
+    expect(server.output()).not.toContain(PASSWORD);
+    await context.close();
+  });
+
+  it("counts the free slots down to a full scope at 3 keys and offers no fourth", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    await page.goto("/settings/api-keys");
+    expect(await page.getByTestId("slots-account").textContent()).toContain("3 of 3 free");
+    for (const name of ["one", "two"]) await createKey(page, name);
+    await page.reload();
+    expect(await page.getByTestId("slots-account").textContent()).toContain("1 of 3 free");
+    await createKey(page, "three");
+    await page.reload();
+    expect(await page.getByTestId("slots-account").textContent()).toContain("Full (3 of 3)");
+    const accountWide = page.getByLabel("Scope").locator("option[value=account]");
+    expect(await accountWide.isDisabled()).toBe(true);
+    await context.close();
+  });
+
+  it("scopes a key to a product of the library, and the key sees only that product", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const email = newEmail();
+    await signUp(page, email);
+    await admin("entitlement:grant", "--email", email, "--product", String(productId));
+    await page.goto("/settings/api-keys");
+    await page.getByLabel("Name", { exact: true }).fill("Seat Saver only");
+    await page.getByLabel("Scope").selectOption(String(productId));
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = await page.getByLabel("The new key").inputValue();
+    recordSecret(key);
+    const library = await api("/api/library", key);
+    expect(library.body.items.map((item: { product: { id: number } }) => item.product.id)).toEqual([productId]);
+    await page.reload();
+    expect(await page.getByTestId(`slots-${productId}`).textContent()).toContain("2 of 3 free");
+    await context.close();
+  });
+});
+
+describe("device sign-in", () => {
+  it("runs end to end: the client polls while the person approves, then the key works", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const email = newEmail();
+    await signUp(page, email);
+
+    const code = await deviceEndpoint("/api/device-sign-in/code", {
+      client_id: "shelf-cli",
+      device_name: "ada-laptop",
+    });
+    expect(code.status).toBe(200);
+    expect(code.body.user_code).toMatch(/^[B-Z]{4}-[B-Z]{4}$/);
+    expect(code.body.verification_uri).toMatch(/^http:\/\/[^/]+\/device$/);
+    expect(code.body.verification_uri_complete).toBe(`${code.body.verification_uri}?user_code=${code.body.user_code}`);
+    const poll = () =>
+      deviceEndpoint("/api/device-sign-in/token", {
+        grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+        device_code: code.body.device_code,
+        client_id: "shelf-cli",
+      });
+    const pending = await poll();
+    expect(pending.status).toBe(400);
+    expect(pending.body.error).toBe("authorization_pending");
+
+    // The client polls every interval in the background, as the command-line client does.
+    const polling = (async () => {
+      for (let attempt = 0; attempt < 30; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, code.body.interval * 1000 + 100));
+        const answer = await poll();
+        if (answer.status === 200) return answer.body;
+        expect(answer.body.error).toBe("authorization_pending");
+      }
+      throw new Error("no key after 30 polls");
+    })();
+
+    const complete = new URL(code.body.verification_uri_complete);
+    await page.goto(complete.pathname + complete.search);
+    expect(await page.getByLabel("Code").inputValue()).toBe(code.body.user_code);
+    await page.getByRole("button", { name: "Continue" }).click();
+    const review = page.getByRole("heading", { name: "Shelf command-line client asks to use your account" });
+    await review.waitFor();
+    expect(await page.getByText("ada-laptop").isVisible()).toBe(true);
+    expect(await page.locator(".abilities code").allTextContents()).toEqual([
+      "products.read",
+      "device.entitlements",
+      "device.activate",
+      "device.install",
+      "device.usage",
+      "support.report",
+    ]);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("heading", { name: "Device connected" }).waitFor();
+
+    const token = await polling;
+    recordSecret(token.access_token);
+    expect(token.token_type).toBe("Bearer");
+    expect(token.account.email).toBe(email);
+    expect(token.key.abilities).toHaveLength(6);
+    expect((await api("/api/device/entitlements", token.access_token)).status).toBe(200);
+    // Single use: the device code is spent.
+    expect((await poll()).body.error).toBe("invalid_grant");
+
+    await page.goto("/settings/api-keys");
+    expect(await page.getByRole("row", { name: /ada-laptop/ }).textContent()).toContain(
+      "Device sign-in (command-line client)",
+    );
+    expect(server.output()).not.toContain(token.access_token);
+    expect(server.output()).not.toContain(code.body.device_code);
+    await context.close();
+  });
+
+  it("tells the client access_denied after the person denies, and expired_token once the code expired", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+
+    const denied = await deviceEndpoint("/api/device-sign-in/code", { client_id: "shelf-desktop" });
+    await page.goto("/device");
+    await page.getByLabel("Code").fill(denied.body.user_code.toLowerCase().replace("-", ""));
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("heading", { name: "Shelf desktop apps asks to use your account" }).waitFor();
+    await page.getByRole("button", { name: "Deny" }).click();
+    await page.getByRole("heading", { name: "Sign-in denied" }).waitFor();
+    const answer = await deviceEndpoint("/api/device-sign-in/token", {
+      grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+      device_code: denied.body.device_code,
+      client_id: "shelf-desktop",
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe("access_denied");
+
+    const expired = await deviceEndpoint("/api/device-sign-in/code", { client_id: "shelf-cli" });
+    await sql`update device_sign_ins set expires_at = now() - interval '1 second' where status = 'pending'`;
+    await page.goto("/device");
+    await page.getByLabel("Code").fill(expired.body.user_code);
+    await page.getByRole("button", { name: "Continue" }).click();
+    const alert = page.locator("main [role=alert]");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("expired");
+    const late = await deviceEndpoint("/api/device-sign-in/token", {
+      grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+      device_code: expired.body.device_code,
+      client_id: "shelf-cli",
+    });
+    expect(late.body.error).toBe("expired_token");
+    await context.close();
+  });
+});
+
+describe("sessions", () => {
+  it("signing out ends the person's sessions in every browser", async () => {
+    const email = newEmail();
+    const first = await newContext();
+    const firstPage = await first.newPage();
+    await signUp(firstPage, email);
+    const second = await newContext();
+    const secondPage = await second.newPage();
+    await signIn(secondPage, email);
+    await secondPage.waitForURL(/\/account$/);
+
+    await firstPage.getByRole("button", { name: "Sign out" }).click();
+    await firstPage.waitForURL(/\/sign-in\?signedOut=1$/);
+    expect(await firstPage.getByRole("status").first().textContent()).toContain("signed out");
+
+    await secondPage.goto("/settings/api-keys");
+    expect(new URL(secondPage.url()).pathname).toBe("/sign-in");
+    await first.close();
+    await second.close();
+  });
+
+  it("refuses a wrong password without saying which part was wrong, then throttles", async () => {
+    const email = newEmail();
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, email);
+    const other = await newContext();
+    const otherPage = await other.newPage();
+    await signIn(otherPage, email, "not the password");
+    const alert = otherPage.locator("main [role=alert]");
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe("The email or password is not right.");
+    // 10 failures per account in 15 minutes; the 11th attempt is throttled even with the right password.
+    for (let attempt = 0; attempt < 9; attempt += 1) {
+      await signIn(otherPage, email, `wrong ${attempt}`);
+      await otherPage.locator("main [role=alert]").waitFor();
+    }
+    await signIn(otherPage, email);
+    await otherPage.getByText("Too many attempts").waitFor();
+    expect(new URL(otherPage.url()).pathname).toBe("/sign-in");
+    await context.close();
+    await other.close();
+  });
+
+  it("changing the password ends the other sessions and keeps this one", async () => {
+    const email = newEmail();
+    const first = await newContext();
+    const page = await first.newPage();
+    await signUp(page, email);
+    const second = await newContext();
+    const otherPage = await second.newPage();
+    await signIn(otherPage, email);
+    await otherPage.waitForURL(/\/account$/);
+
+    await page.goto("/settings/security");
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByLabel("New password").fill("a brand new passphrase");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("1 other session was signed out.").waitFor();
+    await page.goto("/account");
+    expect(new URL(page.url()).pathname).toBe("/account");
+    await otherPage.goto("/account");
+    expect(new URL(otherPage.url()).pathname).toBe("/sign-in");
+    await first.close();
+    await second.close();
+  });
+
+  it("never puts a password in the address, even when the form is sent before its script runs", async () => {
+    const context = await browser.newContext({ baseURL: server.url, javaScriptEnabled: false });
+    const page = await context.newPage();
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(request.url()));
+    await page.goto("/sign-in");
+    await page.getByLabel("Email").fill("someone@example.test");
+    await page.getByLabel("Password").fill("secret-in-a-url");
+    await page.getByLabel("Password").press("Enter");
+    await page.waitForLoadState();
+    expect(requests.join(" ")).not.toContain("secret-in-a-url");
+    expect(page.url()).not.toContain("secret");
+    await context.close();
+  });
+
+  it("refuses a sign-in post without next-auth's CSRF token", async () => {
+    const response = await fetch(`${server.url}/auth/callback/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email: "someone@example.test", password: PASSWORD, json: "true" }),
+      redirect: "manual",
+    });
+    expect(response.headers.get("set-cookie") ?? "").not.toMatch(/session-token=[^;]/);
+    const location = response.headers.get("location") ?? (await response.json()).url;
+    expect(location).toContain("csrf=true");
+  });
+});
+
+describe("OAuth consent and connected apps", () => {
+  const REDIRECT = "http://127.0.0.1:45999/callback";
+
+  /** A registered app and an authorization URL with PKCE, as an MCP client would make them. */
+  async function authorization() {
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Notebook Assistant", redirect_uris: [REDIRECT] }),
+    }).then((response) => response.json());
+    const verifier = randomBytes(32).toString("base64url");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const resource = `http://localhost:${new URL(server.url).port}/api/mcp`;
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: registered.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource,
+      state: "xyz",
+    });
+    return { clientId: registered.client_id as string, verifier, resource, path: `/oauth/authorize?${query}` };
+  }
+
+  it("asks the person on a clear consent page, hands the app a code, and disconnecting stops the app at once", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    const flow = await authorization();
+    await page.goto(flow.path);
+    await page.getByRole("heading", { name: "Notebook Assistant wants to use your Shelf account" }).waitFor();
+    expect(await page.getByText("127.0.0.1:45999").first().isVisible()).toBe(true);
+    expect(await page.getByText("runs on your own computer").isVisible()).toBe(true);
+    expect(await page.locator(".abilities code").allTextContents()).toEqual(["products.read", "mcp.read"]);
+    await expectNoSeriousViolations(page, "en consent");
+    await page.screenshot({ path: `${shots}/en-oauth-consent.png`, fullPage: true });
+
+    // The browser is sent to the app's redirect URI with the code (nothing listens there: the request is enough).
+    const back = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
+    await page.getByRole("button", { name: "Allow" }).click();
+    const callback = new URL((await back).url());
+    expect(callback.searchParams.get("state")).toBe("xyz");
+    const tokens = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback.searchParams.get("code") as string,
+        client_id: flow.clientId,
+        redirect_uri: REDIRECT,
+        code_verifier: flow.verifier,
+        resource: flow.resource,
+      }),
+    }).then((response) => response.json());
+    recordSecret(tokens.access_token);
+    recordSecret(tokens.refresh_token);
+    const mcp = () =>
+      fetch(`${server.url}/api/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${tokens.access_token}`,
+          host: `localhost:${new URL(server.url).port}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+      });
+    expect((await mcp()).status).toBe(200);
+
+    await page.goto("/settings/connected-apps");
+    const row = page.getByRole("row", { name: /Notebook Assistant/ });
+    expect(await row.textContent()).toContain("127.0.0.1:45999");
+    expect(await row.locator("code").allTextContents()).toEqual(["127.0.0.1:45999", "products.read", "mcp.read"]);
+    await page.screenshot({ path: `${shots}/en-settings-connected-apps-listed.png`, fullPage: true });
+    await row.getByRole("button", { name: "Disconnect" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Disconnect" }).click();
+    await page.getByText("No app is connected.").waitFor();
+    expect((await mcp()).status).toBe(401);
+    await context.close();
+  });
+
+  it("shows the consent page in Korean, and sends a denial back to the app", async () => {
+    const context = await newContext("ko-KR");
+    const page = await context.newPage();
+    const email = newEmail();
+    const signUpContext = await newContext();
+    await signUp(await signUpContext.newPage(), email);
+    await signUpContext.close();
+    const flow = await authorization();
+    // Not signed in: through sign-in and back to the consent page.
+    await page.goto(flow.path);
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+    await page.getByLabel("이메일").fill(email);
+    await page.getByLabel("비밀번호").fill(PASSWORD);
+    await page.locator("main").getByRole("button", { name: "로그인" }).click();
+    await page.getByRole("heading", { name: "Notebook Assistant이(가) 내 Shelf 계정 사용을 요청합니다" }).waitFor();
+    await expectNoSeriousViolations(page, "ko consent");
+    await page.screenshot({ path: `${shots}/ko-oauth-consent.png`, fullPage: true });
+    const back = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
+    await page.getByRole("button", { name: "거부" }).click();
+    const callback = new URL((await back).url());
+    expect(callback.searchParams.get("error")).toBe("access_denied");
+    expect(callback.searchParams.get("state")).toBe("xyz");
+    await context.close();
+  });
+
+  it("passes the MCP conformance suite's authorization server scenarios, a signed-in person approving in the browser", async () => {
+    const port = await freePort();
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Conformance suite", redirect_uris: [`http://127.0.0.1:${port}/callback`] }),
+    }).then((response) => response.json());
+    // The issuer, exactly as the metadata names it (the suite compares them byte for byte).
+    const issuer = `http://localhost:${new URL(server.url).port}`;
+    const run = conformanceAuthorization([
+      "--url",
+      issuer,
+      "--client-id",
+      registered.client_id,
+      "--resource",
+      `${issuer}/api/mcp`,
+      "--port",
+      String(port),
+    ]);
+    try {
+      const context = await browser.newContext({ baseURL: issuer });
+      const page = await context.newPage();
+      await signUp(page, newEmail());
+      await page.goto(await run.authorizationUrl);
+      const back = page.waitForRequest((request) => request.url().startsWith(`http://127.0.0.1:${port}/callback`));
+      await page.getByRole("button", { name: "Allow" }).click();
+      await back;
+      const result = await run.done;
+      expect(result.failed, result.output).toBe(0);
+      expect(result.passed, result.output).toBeGreaterThanOrEqual(2);
+      await context.close();
+    } finally {
+      run.child.kill();
+    }
+  }, 120_000);
+
+  it("tells the person, and sends nothing, when the request names an unknown app", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`/oauth/authorize?client_id=shelfc_nobody&redirect_uri=${encodeURIComponent(REDIRECT)}`);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("This sign-in request cannot be used");
+    expect(new URL(page.url()).pathname).toBe("/oauth/authorize");
+    await context.close();
+  });
+});
+
+describe("several instances", () => {
+  it("keeps a session across instances and across a restart, and a sign-out on one ends it on the other", async () => {
+    // A second instance on the same database and data folder (so the same generated auth secret), as a deployment
+    // of several instances shares SHELF_AUTH_SECRET. Cookies ignore ports: one browser visits both.
+    let second = await startServer({ DATABASE_URL: testDb.url, SHELF_DATA_DIR: dataDir });
+    try {
+      const context = await newContext();
+      const page = await context.newPage();
+      const email = newEmail();
+      await signUp(page, email);
+
+      await page.goto(`${second.url}/settings/api-keys`);
+      expect(new URL(page.url()).pathname).toBe("/settings/api-keys");
+
+      await second.stop();
+      second = await startServer({ DATABASE_URL: testDb.url, SHELF_DATA_DIR: dataDir });
+      await page.goto(`${second.url}/account`);
+      expect(new URL(page.url()).pathname).toBe("/account");
+      expect(await page.getByText(email).first().isVisible()).toBe(true);
+
+      const other = await newContext();
+      const otherPage = await other.newPage();
+      await signIn(otherPage, email);
+      await otherPage.waitForURL(/\/account$/);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL(/signedOut=1$/);
+      await otherPage.goto(`${server.url}/account`);
+      expect(new URL(otherPage.url()).pathname).toBe("/sign-in");
+      await context.close();
+      await other.close();
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
+
+describe("forms and cross-site requests", () => {
+  it("runs a page's server action from its own origin and refuses it from another", async () => {
+    const html = await (await fetch(`${server.url}/sign-in`)).text();
+    const field = /name="(\$ACTION_ID_[0-9a-f]+)"/.exec(html)?.[1];
+    expect(field).toBeDefined();
+    const post = (origin: string) => {
+      const form = new FormData();
+      form.set(field as string, "");
+      form.set("locale", "ko");
+      return fetch(`${server.url}/sign-in`, {
+        method: "POST",
+        headers: { origin },
+        body: form,
+        redirect: "manual",
+      });
+    };
+    const own = await post(server.url);
+    expect(own.headers.get("set-cookie") ?? "").toContain("shelf-locale=ko");
+    const foreign = await post("https://evil.example");
+    expect(foreign.headers.get("set-cookie") ?? "").not.toContain("shelf-locale");
+    expect(foreign.status).toBeGreaterThanOrEqual(400);
+  });
+});
+
+describe("page quality", () => {
+  it("sends a nonce CSP, no framing and no sniffing with every page", async () => {
+    const response = await fetch(`${server.url}/sign-in`);
+    const policy = response.headers.get("content-security-policy") ?? "";
+    expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain("unsafe-eval");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
+    const second = await fetch(`${server.url}/sign-in`);
+    expect(second.headers.get("content-security-policy")).not.toContain(`'nonce-${nonce}'`);
+    // A client cannot choose its own nonce or address.
+    const forged = await fetch(`${server.url}/sign-in`, {
+      headers: { "x-shelf-nonce": "forged", "content-security-policy": "x" },
+    });
+    expect(await forged.text()).not.toContain('nonce="forged"');
+  });
+
+  it("has no serious axe-core violation on any page, in English and in Korean, with screenshots", async () => {
+    const email = newEmail();
+    for (const [locale, lang] of [
+      ["en-US", "en"],
+      ["ko-KR", "ko"],
+    ] as const) {
+      const context = await newContext(locale);
+      const page = await context.newPage();
+      const cspErrors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error" && message.text().includes("Content Security Policy"))
+          cspErrors.push(message.text());
+      });
+      for (const path of ["/", "/sign-in", "/sign-up", "/nowhere"]) {
+        await page.goto(path);
+        expect(await page.getAttribute("html", "lang")).toBe(lang);
+        await expectNoSeriousViolations(page, `${lang} ${path}`);
+        await page.screenshot({
+          path: path === "/" ? `${shots}/${lang}-home.png` : `${shots}/${lang}${path.replaceAll("/", "-")}.png`,
+          fullPage: true,
+        });
+      }
+      if (lang === "en") {
+        await signUp(page, email);
+        await admin("entitlement:grant", "--email", email, "--product", String(productId));
+        await createKey(page, "Screenshot key");
+        await page.screenshot({ path: `${shots}/${lang}-settings-api-keys-created.png`, fullPage: true });
+        await expectNoSeriousViolations(page, `${lang} key shown once`);
+      } else {
+        // Korean through the browser's language, kept after signing in; the switch works too.
+        await page.goto("/sign-in");
+        expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("로그인");
+        await page.getByLabel("이메일").fill(email);
+        await page.getByLabel("비밀번호").fill(PASSWORD);
+        await page.locator("main").getByRole("button", { name: "로그인" }).click();
+        await page.waitForURL(/\/account$/);
+      }
+      const pages = [
+        "/account",
+        `/account/products/${productId}`,
+        "/account/devices",
+        "/settings/api-keys",
+        "/settings/connected-apps",
+        "/settings/security",
+        "/device",
+      ];
+      for (const path of pages) {
+        await page.goto(path);
+        expect(new URL(page.url()).pathname).toBe(path);
+        await expectNoSeriousViolations(page, `${lang} ${path}`);
+        await page.screenshot({
+          path: `${shots}/${lang}${path.replaceAll("/", "-").replace(/-\d+$/, "-product")}.png`,
+          fullPage: true,
+        });
+      }
+      // The phone-sized layout keeps everything reachable.
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.goto("/settings/api-keys");
+      await expectNoSeriousViolations(page, `${lang} phone`);
+      await page.screenshot({ path: `${shots}/${lang}-phone-settings-api-keys.png`, fullPage: true });
+      expect(cspErrors).toEqual([]);
+      await context.close();
+    }
+    const context = await newContext("en-US");
+    const page = await context.newPage();
+    await page.goto("/sign-in");
+    await page.getByRole("button", { name: "한국어" }).click();
+    await page.getByRole("heading", { name: "로그인" }).waitFor();
+    expect(await page.getAttribute("html", "lang")).toBe("ko");
+    await context.close();
+  });
+});

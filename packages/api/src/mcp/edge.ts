@@ -1,0 +1,347 @@
+import { randomUUID } from "node:crypto";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import { databaseUnavailable, withDeadline } from "@shelf/db";
+import { callTRPCProcedure, TRPCError } from "@trpc/server";
+import type { Caller, Credential } from "../auth/caller";
+import { credentialKey } from "../auth/caller";
+import { apiKeyResolver, type CredentialPolicy, resolveCredential } from "../auth/credential";
+import { createContext } from "../context";
+import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";
+import { hostNames } from "../edge/hosts";
+import { type EdgeRequest, JSON_TYPE, readBody } from "../edge/request";
+import { domainErrorBody, type EdgeResult, errorResult, errorToResponse, jsonResult } from "../edge/results";
+import { RouteTable } from "../edge/routes";
+import { DomainError, ValidationError } from "../errors";
+import { JsonText } from "../json-text";
+import { accessTokenResolver } from "../oauth/tokens";
+import { endMcpSession, openMcpSession, touchMcpSession } from "./sessions";
+import { type AccountTool, accountTools, toolsFor } from "./tools";
+
+export const MCP_PATH = "/api/mcp";
+/** What a token needs on the account MCP, and what an OAuth client is told to ask for by default (contract 5.2). */
+export const MCP_DEFAULT_SCOPES = ["mcp.read", "products.read"] as const;
+
+/** What the MCP edge shares with the account API's edge, and the hosts it answers for. */
+export type McpEdgeOptions = Pick<
+  EdgeOptions,
+  | "router"
+  | "db"
+  | "dbDeadlineMs"
+  | "health"
+  | "log"
+  | "baseUrl"
+  | "delivery"
+  | "keyBrand"
+  | "rateLimiter"
+  | "maxBodyBytes"
+> & {
+  /** Host names (with port) requests may name besides the base URL's; loopback ones are added for a loopback base. */
+  allowedHosts?: readonly string[];
+  credentials?: CredentialPolicy;
+};
+
+/** The account MCP (contract 5.2): account API keys, and the access tokens of sign-in, which work nowhere else. */
+export const accountMcpPolicy: CredentialPolicy = {
+  resolvers: [apiKeyResolver, accessTokenResolver],
+  accepts: new Set(["api_key", "oauth_token"]),
+};
+
+type JsonRpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The account MCP endpoint (Streamable HTTP, JSON answers): one stateless SDK server per request, whose tools are
+ * the account API operations this caller may call, each calling its procedure so every check runs again. Sessions
+ * live in PostgreSQL, so any instance serves any request of a session.
+ */
+export function createMcpEdge(options: McpEdgeOptions): Edge {
+  const catalog = accountTools(options.router);
+  const byName = new Map(catalog.map((tool) => [tool.name, tool]));
+  const policy = options.credentials ?? accountMcpPolicy;
+  const dbDeadlineMs = options.dbDeadlineMs ?? 6000;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const base = new URL(options.baseUrl);
+  const resource = `${base.origin}${MCP_PATH}`;
+  const resourceMetadata = `${base.origin}/.well-known/oauth-protected-resource${MCP_PATH}`;
+  const hosts = allowedHostsFor(base, options.allowedHosts ?? []);
+  const origins = new Set([...hosts].map((host) => `${base.protocol}//${host}`));
+  const { log } = options;
+
+  /** 401 with the challenge that sends an MCP client to discovery (RFC 9728 section 5.1). */
+  function unauthorized(credential: Credential): EdgeResult {
+    const code = credential.status === "none" ? "missing_api_key" : "invalid_api_key";
+    const error = credential.status === "none" ? "" : ', error="invalid_token"';
+    return jsonResult(401, domainErrorBody(code), {
+      "www-authenticate": `Bearer resource_metadata="${resourceMetadata}", scope="${MCP_DEFAULT_SCOPES.join(" ")}"${error}`,
+    });
+  }
+
+  /** 403 with an `insufficient_scope` challenge naming what is missing (RFC 6750 section 3.1). */
+  function insufficient(ability: string, message: string): EdgeResult {
+    return jsonResult(403, domainErrorBody("missing_api_key_ability", message), {
+      "www-authenticate": `Bearer error="insufficient_scope", scope="${ability}", resource_metadata="${resourceMetadata}"`,
+    });
+  }
+
+  async function handle(request: EdgeRequest): Promise<EdgeResult> {
+    const requestId = request.requestId ?? randomUUID();
+    let result: EdgeResult;
+    try {
+      result = await dispatch(request, requestId);
+    } catch (error) {
+      result = failureResult(error, { log, health: options.health, requestId });
+    }
+    result.headers["x-request-id"] = requestId;
+    result.headers["cache-control"] ??= "no-store";
+    result.route = `${request.method} ${MCP_PATH}`;
+    return result;
+  }
+
+  async function dispatch(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
+    const path = request.target.split("?", 1)[0];
+    if (path !== MCP_PATH) return errorResult("not_found", "No such API endpoint.");
+    // DNS rebinding: a page on another site reaching this server through a name that resolves to it.
+    const host = request.header("host")?.toLowerCase();
+    const origin = request.header("origin");
+    if (!host || !hosts.has(host) || (origin !== undefined && !origins.has(origin.toLowerCase()))) {
+      return errorResult("forbidden_origin");
+    }
+    if (request.method === "OPTIONS") return { status: 204, headers: { allow: "POST, DELETE, OPTIONS" }, body: null };
+    if (request.method !== "POST" && request.method !== "DELETE") {
+      // No server-to-client stream: every answer comes back on the POST that asked (JSON responses).
+      return errorResult("method_not_allowed", "This endpoint takes POST (and DELETE to end a session).", {
+        allow: "POST, DELETE, OPTIONS",
+      });
+    }
+    if (options.health && !options.health.up) return unavailableResult();
+    const credential = await withDeadline(
+      resolveCredential(options.db, request.header("authorization"), policy),
+      dbDeadlineMs,
+    );
+    if (credential.status !== "valid") return unauthorized(credential);
+    const { caller } = credential;
+    // A token is for one resource (RFC 8707): one issued for another is refused as if unknown.
+    if (caller.type === "oauth_token" && caller.resource !== resource) return unauthorized({ status: "invalid" });
+    if (!caller.abilities.has("mcp.read")) {
+      return insufficient("mcp.read", "The account MCP needs the mcp.read ability.");
+    }
+    const limited = await options.rateLimiter.consume(credentialKey(caller));
+    if (!limited.allowed) {
+      return errorResult("rate_limited", undefined, { "retry-after": String(limited.retryAfterSeconds) });
+    }
+    const owner = sessionOwner(caller);
+    const sessionId = request.header("mcp-session-id");
+
+    if (request.method === "DELETE") {
+      if (!sessionId) return rpcError(400, "Mcp-Session-Id header is required to end a session.");
+      if (!(await endMcpSession(options.db, sessionId, owner))) return rpcError(404, "Session not found.");
+      return { status: 204, headers: {}, body: null };
+    }
+
+    const contentType = request.header("content-type") ?? "";
+    if (!JSON_TYPE.test(contentType)) return errorResult("unsupported_media_type");
+    const read = await readBody(request, maxBodyBytes);
+    if (!read.ok) {
+      return read.reason === "too_large"
+        ? errorResult("payload_too_large")
+        : errorResult("malformed_request", "The request body ended before it was complete.");
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(read.bytes.toString("utf8"));
+    } catch {
+      return rpcError(400, "Parse error: the body is not JSON.", -32700);
+    }
+    const messages: JsonRpcMessage[] = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+      (message): message is JsonRpcMessage => typeof message === "object" && message !== null,
+    );
+    const initialize = messages.find((message) => message.method === "initialize");
+    if (!initialize) {
+      if (!sessionId) return rpcError(400, "Mcp-Session-Id header is required: send initialize first.");
+      if (!(await touchMcpSession(options.db, sessionId, owner))) {
+        return rpcError(404, "Session not found: it ended or expired. Send initialize to start a new one.");
+      }
+      const version = request.header("mcp-protocol-version");
+      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return rpcError(400, `Unsupported MCP-Protocol-Version ${version}.`);
+      }
+    }
+    // A tool this credential may not call: say which ability (scope) it lacks, so an OAuth client can ask for it.
+    for (const message of messages) {
+      if (message.method !== "tools/call") continue;
+      const name = (message.params as { name?: unknown } | undefined)?.name;
+      const tool = typeof name === "string" ? byName.get(name) : undefined;
+      if (tool?.ability && !caller.abilities.has(tool.ability)) {
+        return insufficient(tool.ability, `The ${tool.name} tool needs the ${tool.ability} ability.`);
+      }
+    }
+
+    const response = await serve(request, parsed, caller, requestId);
+    const result = await fromResponse(response);
+    if (initialize && response.status === 200) {
+      const answer = safeJson(result.body);
+      const protocolVersion = (answer as { result?: { protocolVersion?: unknown } } | null)?.result?.protocolVersion;
+      const client = (initialize.params as { clientInfo?: { name?: unknown; version?: unknown } } | undefined)
+        ?.clientInfo;
+      result.headers["mcp-session-id"] = await openMcpSession(options.db, {
+        accountId: caller.accountId,
+        credential: owner,
+        protocolVersion: typeof protocolVersion === "string" ? protocolVersion : "unknown",
+        clientName: typeof client?.name === "string" ? client.name : null,
+        clientVersion: typeof client?.version === "string" ? client.version : null,
+      });
+    }
+    return result;
+  }
+
+  /** One SDK server and one stateless transport for this request, with the caller's tools. */
+  async function serve(request: EdgeRequest, body: unknown, caller: Caller, requestId: string): Promise<Response> {
+    const server = new Server(
+      { name: "shelf-account", title: "Shelf account", version: "1.0.0" },
+      {
+        capabilities: { tools: { listChanged: false }, logging: {} },
+        instructions:
+          "Tools over the Shelf account of the person who connected this client: their library and products, update checks and install plans, licenses and devices, orders, invoices and subscriptions. Each tool is one call of the Shelf account API; answers are its JSON.",
+      },
+    );
+    const tools = toolsFor(catalog, caller);
+    const allowed = new Map(tools.map((tool) => [tool.name, tool]));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: { title: tool.title, readOnlyHint: tool.type === "query", openWorldHint: false },
+      })),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+      const tool = allowed.get(params.name);
+      if (!tool) return toolError({ message: `No tool named ${params.name}.`, error: "not_found" });
+      return callTool(tool, params.arguments ?? {}, caller, request, requestId);
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(toWebRequest(request), { parsedBody: body });
+    } finally {
+      await server.close();
+    }
+  }
+
+  async function callTool(
+    tool: AccountTool,
+    args: Record<string, unknown>,
+    caller: Caller,
+    request: EdgeRequest,
+    requestId: string,
+  ): Promise<CallToolResult> {
+    const context = createContext({
+      db: options.db,
+      credential: { status: "valid", caller },
+      baseUrl: options.baseUrl,
+      delivery: options.delivery,
+      acceptLanguage: request.header("accept-language"),
+      keyBrand: options.keyBrand,
+    });
+    try {
+      const output = await withDeadline(
+        callTRPCProcedure({
+          router: options.router,
+          path: tool.procedure,
+          type: tool.type,
+          ctx: context,
+          getRawInput: async () => args,
+          signal: undefined,
+          batchIndex: 0,
+        }),
+        dbDeadlineMs,
+      );
+      const text = output instanceof JsonText ? output.text : output === undefined ? "{}" : JSON.stringify(output);
+      return { content: [{ type: "text", text }] };
+    } catch (error) {
+      const cause = error instanceof TRPCError && error.cause ? error.cause : error;
+      if (cause instanceof DomainError || cause instanceof ValidationError || error instanceof TRPCError) {
+        const mapped = errorToResponse(error);
+        if (!mapped.unexpected) return toolError(mapped.body);
+      }
+      if (databaseUnavailable(error)) throw error;
+      log.error({ reqId: requestId, err: error, tool: tool.name }, "MCP tool failed");
+      return toolError({ message: "The tool failed unexpectedly.", error: "internal_error" });
+    }
+  }
+
+  return {
+    handle,
+    owns: (path) => path === MCP_PATH,
+    routes: new RouteTable([]),
+    document: { openapi: "3.1.0", info: { title: "Shelf account MCP", version: "1" }, paths: {} },
+    ready: async () => true,
+    close: async () => {},
+  };
+}
+
+/**
+ * Whose a session is: the key's, or, for sign-in tokens, the connected app's for this account, so that a session
+ * outlives the hourly token refreshes that replace the token itself.
+ */
+function sessionOwner(caller: Caller): string {
+  return caller.type === "oauth_token" ? `app:${caller.clientId}:account:${caller.accountId}` : credentialKey(caller);
+}
+
+/** The host names a request may name: the base URL's, those configured, and the loopback names of a loopback base. */
+function allowedHostsFor(base: URL, extra: readonly string[]): Set<string> {
+  const loopback = ["localhost", "127.0.0.1", "[::1]"];
+  const names = loopback.includes(base.hostname) ? loopback : [base.hostname];
+  const port = base.port ? `:${base.port}` : "";
+  // hostNames: each as a Host header may write it, the scheme's default port spelled out or not.
+  const own = names.flatMap((name) => hostNames(`${base.protocol}//${name}${port}`));
+  return new Set([...own, ...extra.map((host) => host.toLowerCase())]);
+}
+
+function toolError(body: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
+}
+
+/** A JSON-RPC error answer for transport-level refusals (sessions, versions), as MCP clients expect them. */
+function rpcError(status: number, message: string, code = -32000): EdgeResult {
+  return jsonResult(status, { jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+function toWebRequest(request: EdgeRequest): Request {
+  const headers = new Headers();
+  for (const name of ["accept", "content-type", "mcp-protocol-version", "accept-language"]) {
+    const value = request.header(name);
+    if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(`http://mcp.invalid${MCP_PATH}`, { method: "POST", headers });
+}
+
+async function fromResponse(response: Response): Promise<EdgeResult> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const text = await response.text();
+  return { status: response.status, headers, body: text.length > 0 ? text : null };
+}
+
+function safeJson(body: EdgeResult["body"]): unknown {
+  if (typeof body !== "string") return null;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,197 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccountMcpEdge } from "../account-api";
+import { handleFetch } from "../edge/fetch";
+import type { Edge } from "../edge/handler";
+import { createRateLimiter } from "../rate-limit";
+import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+
+/**
+ * The account MCP in process, driven by the MCP SDK's own client through a fetch that reaches the edge directly:
+ * sessions, the tools a key's abilities allow, calls that run the procedures' checks, and the HTTP answers a client
+ * relies on (401 challenge, 403 insufficient_scope, 400 and 404 for sessions, DNS rebinding refused).
+ */
+
+let testDb: TestDatabase;
+let edge: Edge;
+const MCP_URL = `${TEST_BASE_URL}/api/mcp`;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  edge = createAccountMcpEdge({
+    db: testDb.db,
+    baseUrl: TEST_BASE_URL,
+    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    log: testLog,
+  });
+});
+afterAll(() => testDb.drop());
+
+/** fetch, answered by the edge (the host header is the URL's, as a real client sends it). */
+const edgeFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const request = new Request(input, init);
+  const headers = new Headers(request.headers);
+  headers.set("host", new URL(request.url).host);
+  return handleFetch(edge, new Request(request, { headers }), "203.0.113.9");
+};
+
+async function connect(key: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+    fetch: edgeFetch,
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  const client = new Client({ name: "shelf-test-client", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+function post(body: unknown, headers: Record<string, string> = {}) {
+  return edgeFetch(MCP_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+};
+
+describe("account MCP", () => {
+  it("lists the tools a key's abilities allow and calls them through the procedures", async () => {
+    const { account, key } = await createAccountWithKey(testDb.db, {
+      abilities: ["mcp.read", "products.read"],
+    });
+    const product = await createProduct(testDb.db, { name: "Tool Time" });
+    await grantEntitlement(testDb.db, account.id, product.id);
+    const { client, transport } = await connect(key);
+    expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(client.getServerVersion()?.name).toBe("shelf-account");
+
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toContain("library_get");
+    expect(names).toContain("products_detail");
+    // Not held by this key: no order or device tools.
+    expect(names).not.toContain("orders_list");
+    expect(names).not.toContain("device_entitlements");
+    const detail = tools.find((tool) => tool.name === "products_detail");
+    expect(detail?.inputSchema).toMatchObject({ type: "object", required: ["product"] });
+    expect(detail?.annotations?.readOnlyHint).toBe(true);
+
+    const library = await client.callTool({ name: "library_get", arguments: {} });
+    expect(library.isError).toBeFalsy();
+    const items = JSON.parse((library.content as { text: string }[])[0]?.text ?? "").items;
+    expect(items.map((item: { product: { name: string } }) => item.product.name)).toEqual(["Tool Time"]);
+
+    // The procedure's own checks run again: a product the account does not hold.
+    const other = await createProduct(testDb.db);
+    const refused = await client.callTool({ name: "products_detail", arguments: { product: other.id } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse((refused.content as { text: string }[])[0]?.text ?? "").error).toBe(
+      "product_entitlement_required",
+    );
+    // Bad arguments are the contract's field errors, as a tool error.
+    const invalid = await client.callTool({ name: "products_detail", arguments: { product: "many" } });
+    expect(invalid.isError).toBe(true);
+    expect(JSON.parse((invalid.content as { text: string }[])[0]?.text ?? "").errors).toHaveProperty("product");
+
+    const sessionId = transport.sessionId as string;
+    await transport.terminateSession();
+    const ended = await post(
+      { jsonrpc: "2.0", id: 9, method: "tools/list" },
+      {
+        authorization: `Bearer ${key}`,
+        "mcp-session-id": sessionId,
+      },
+    );
+    expect(ended.status).toBe(404);
+    await client.close();
+  });
+
+  it("answers 403 insufficient_scope for a tool the key may not call, naming the ability", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read", "products.read"] });
+    const { transport } = await connect(key);
+    const response = await post(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "orders_list", arguments: {} } },
+      { authorization: `Bearer ${key}`, "mcp-session-id": transport.sessionId ?? "" },
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="orders.read"');
+    expect((await response.json()).error).toBe("missing_api_key_ability");
+  });
+
+  it("challenges a request without a credential towards discovery, and refuses a key without mcp.read", async () => {
+    const anonymous = await post(initialize);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${TEST_BASE_URL}/.well-known/oauth-protected-resource/api/mcp", scope="mcp.read products.read"`,
+    );
+    expect((await anonymous.json()).error).toBe("missing_api_key");
+    const unknown = await post(initialize, { authorization: "Bearer shelf_0000000000000000000000000000000a" });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["products.read"] });
+    const lacking = await post(initialize, { authorization: `Bearer ${key}` });
+    expect(lacking.status).toBe(403);
+    expect(lacking.headers.get("www-authenticate")).toContain('scope="mcp.read"');
+  });
+
+  it("keeps sessions per credential: missing 400, unknown 404, another key's 404, notifications 202", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const { key: otherKey } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const opened = await post(initialize, { authorization: `Bearer ${key}` });
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id") as string;
+    expect(sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const list = { jsonrpc: "2.0", id: 3, method: "tools/list" };
+
+    const missing = await post(list, { authorization: `Bearer ${key}` });
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error.message).toContain("Mcp-Session-Id");
+    expect((await post(list, { authorization: `Bearer ${key}`, "mcp-session-id": "x".repeat(43) })).status).toBe(404);
+    expect((await post(list, { authorization: `Bearer ${otherKey}`, "mcp-session-id": sessionId })).status).toBe(404);
+
+    const notified = await post(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { authorization: `Bearer ${key}`, "mcp-session-id": sessionId },
+    );
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe("");
+    const listed = await post(list, { authorization: `Bearer ${key}`, "mcp-session-id": sessionId });
+    expect(listed.status).toBe(200);
+    // mcp.read alone opens only the tools any credential may call.
+    const tools = (await listed.json()).result.tools.map((tool: { name: string }) => tool.name);
+    expect(tools).toEqual(["client_config_get", "products_releases"]);
+
+    const get = await edgeFetch(MCP_URL, { headers: { authorization: `Bearer ${key}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST, DELETE, OPTIONS");
+  });
+
+  it("refuses a foreign Host or Origin (DNS rebinding) before reading any credential", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const foreignOrigin = await post(initialize, { authorization: `Bearer ${key}`, origin: "https://evil.example" });
+    expect(foreignOrigin.status).toBe(403);
+    expect((await foreignOrigin.json()).error).toBe("forbidden_origin");
+    const request = new Request(MCP_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        host: "evil.example",
+      },
+      body: JSON.stringify(initialize),
+    });
+    const foreignHost = await handleFetch(edge, request);
+    expect(foreignHost.status).toBe(403);
+    const sameOrigin = await post(initialize, { authorization: `Bearer ${key}`, origin: TEST_BASE_URL });
+    expect(sameOrigin.status).toBe(200);
+  });
+});

@@ -1,0 +1,171 @@
+import { type Database, schema } from "@shelf/db";
+import { sql } from "drizzle-orm";
+import { accountAbilities } from "../abilities";
+import { findClient, type MetadataDocuments, type OAuthClient } from "./clients";
+import type { OAuthErrorCode } from "./errors";
+import { ClientDocumentError } from "./metadata-documents";
+import { createCode, parseScope } from "./tokens";
+
+const { oauthGrants } = schema;
+
+/** Where the authorization server and the resource it protects live, and how it names itself. */
+export type OAuthSettings = {
+  /** The authorization server's URL (`SHELF_AUTH_URL`): the `issuer` of its metadata and the `iss` of its answers. */
+  issuer: string;
+  /** The one protected resource: the account MCP, `{base_url}/api/mcp`. */
+  resource: string;
+  /** The brand prefix of tokens (`SHELF_KEY_PREFIX`). */
+  brand: string;
+  /** Client ID metadata documents, when this server accepts them. */
+  documents?: MetadataDocuments;
+};
+
+/** What a person approves or denies on the consent screen. */
+export type AuthorizationRequest = {
+  client: OAuthClient;
+  redirectUri: string;
+  scopes: string[];
+  resource: string;
+  state: string | null;
+  codeChallenge: string;
+};
+
+export type AuthorizeOutcome =
+  /** No trustworthy redirect URI: the person is told, nothing is sent anywhere (RFC 6749 section 4.1.2.1). */
+  | { kind: "invalid"; message: string }
+  /** A refusal the client hears about at its redirect URI. */
+  | { kind: "redirect"; location: string }
+  | { kind: "consent"; request: AuthorizationRequest };
+
+export const DEFAULT_SCOPES = ["mcp.read", "products.read"];
+const PARAMS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "resource",
+];
+
+/** The redirect URI with the answer's parameters added to its own query, `iss` included (RFC 9207). */
+export function redirectWith(
+  settings: OAuthSettings,
+  redirectUri: string,
+  params: Record<string, string | null>,
+): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
+  url.searchParams.set("iss", settings.issuer);
+  return url.toString();
+}
+
+/**
+ * Checks an authorization request. The client and its redirect URI come first: until both are sure, errors are
+ * shown to the person, never sent. Then: the code flow only, PKCE with S256 only, the resource this server protects,
+ * known scopes (mcp.read always, as the tokens work only on the MCP endpoint).
+ */
+export async function checkAuthorizationRequest(
+  db: Database,
+  settings: OAuthSettings,
+  query: URLSearchParams,
+): Promise<AuthorizeOutcome> {
+  for (const name of PARAMS) {
+    if (query.getAll(name).length > 1)
+      return { kind: "invalid", message: `The parameter ${name} is given more than once.` };
+  }
+  const clientId = query.get("client_id");
+  if (!clientId) return { kind: "invalid", message: "The request names no client (client_id)." };
+  let client: OAuthClient | null;
+  try {
+    client = await findClient(db, clientId, settings.documents);
+  } catch (error) {
+    if (ClientDocumentError.is(error)) {
+      return { kind: "invalid", message: `The app's client_id cannot be used. ${error.message}` };
+    }
+    throw error;
+  }
+  if (!client) return { kind: "invalid", message: "The app asking is not registered here (unknown client_id)." };
+  const given = query.get("redirect_uri");
+  let redirectUri: string;
+  if (given === null) {
+    if (client.redirectUris.length !== 1) {
+      return { kind: "invalid", message: "The request names no redirect_uri, and the app registered several." };
+    }
+    redirectUri = client.redirectUris[0] as string;
+  } else if (client.redirectUris.includes(given)) {
+    redirectUri = given;
+  } else {
+    return { kind: "invalid", message: "The redirect_uri is not one the app registered." };
+  }
+
+  const state = query.get("state");
+  const refuse = (error: OAuthErrorCode, description: string): AuthorizeOutcome => ({
+    kind: "redirect",
+    location: redirectWith(settings, redirectUri, { error, error_description: description, state }),
+  });
+  if (query.get("response_type") !== "code") {
+    return refuse("unsupported_response_type", "Only the authorization code flow (response_type=code) is supported.");
+  }
+  const challenge = query.get("code_challenge");
+  const method = query.get("code_challenge_method");
+  if (!challenge) return refuse("invalid_request", "PKCE is required: send code_challenge with method S256.");
+  if (method !== "S256") return refuse("invalid_request", "Only the S256 code_challenge_method is accepted.");
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+    return refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters).");
+  }
+  const resource = query.get("resource");
+  if (!resource) return refuse("invalid_request", `resource is required: ${settings.resource}.`);
+  if (resource !== settings.resource) {
+    return refuse("invalid_target", `This server issues tokens only for ${settings.resource}.`);
+  }
+  const scope = query.get("scope");
+  // offline_access asks for refresh tokens, which every grant gets: accepted, and not a scope of its own.
+  const asked = scope === null ? DEFAULT_SCOPES : parseScope(scope).filter((name) => name !== "offline_access");
+  const unknown = asked.filter((name) => !(accountAbilities as readonly string[]).includes(name));
+  if (unknown.length > 0) return refuse("invalid_scope", `Unknown scopes: ${unknown.join(", ")}.`);
+  const scopes = accountAbilities.filter((name) => name === "mcp.read" || asked.includes(name));
+  return { kind: "consent", request: { client, redirectUri, scopes, resource, state, codeChallenge: challenge } };
+}
+
+/**
+ * The person approved: the app becomes (or stays) a connected app with these scopes, and the client gets a code at
+ * its redirect URI.
+ */
+export async function approveAuthorization(
+  db: Database,
+  settings: OAuthSettings,
+  accountId: number,
+  request: AuthorizationRequest,
+): Promise<string> {
+  const code = await db.transaction(async (tx) => {
+    const [grant] = await tx
+      .insert(oauthGrants)
+      .values({ accountId, clientId: request.client.id, scopes: request.scopes, redirectUri: request.redirectUri })
+      .onConflictDoUpdate({
+        target: [oauthGrants.accountId, oauthGrants.clientId],
+        targetWhere: sql`${oauthGrants.revokedAt} is null`,
+        set: { scopes: request.scopes, redirectUri: request.redirectUri },
+      })
+      .returning({ id: oauthGrants.id });
+    return createCode(tx, {
+      grantId: (grant as { id: number }).id,
+      clientId: request.client.id,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      resource: request.resource,
+      scopes: request.scopes,
+    });
+  });
+  return redirectWith(settings, request.redirectUri, { code, state: request.state });
+}
+
+/** The person denied: the client hears `access_denied` at its redirect URI. */
+export function denyAuthorization(settings: OAuthSettings, request: AuthorizationRequest): string {
+  return redirectWith(settings, request.redirectUri, {
+    error: "access_denied",
+    error_description: "The person denied access.",
+    state: request.state,
+  });
+}

@@ -1,0 +1,452 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccountApiEdge, createAccountMcpEdge } from "../account-api";
+import { handleFetch } from "../edge/fetch";
+import type { Edge } from "../edge/handler";
+import { createRateLimiter } from "../rate-limit";
+import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
+import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
+import { createOAuthEdge } from "./edge";
+
+/**
+ * The authorization server's rules in process: registration checks, authorization request checks (what is shown
+ * to the person, what is sent back), the token endpoint's refusals (PKCE, replayed codes, redirect URI, resource,
+ * clients), revocation, and where its tokens are accepted. The whole flow with a real client is in the web tests.
+ */
+
+let testDb: TestDatabase;
+let oauth: Edge;
+let mcp: Edge;
+let api: Edge;
+const settings: OAuthSettings = { issuer: TEST_BASE_URL, resource: `${TEST_BASE_URL}/api/mcp`, brand: "shelf" };
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const rateLimiter = createRateLimiter({ points: 1_000_000 });
+  oauth = createOAuthEdge({
+    db: testDb.db,
+    settings,
+    log: testLog,
+    rateLimiter,
+    registrationLimiter: createRateLimiter({ points: 3 }),
+  });
+  mcp = createAccountMcpEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
+  api = createAccountApiEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
+});
+afterAll(() => testDb.drop());
+
+let addresses = 0;
+function call(edge: Edge, path: string, init: RequestInit = {}, address = "192.0.2.1") {
+  return handleFetch(edge, new Request(`${TEST_BASE_URL}${path}`, init), address).then(async (response) => {
+    const text = await response.text();
+    // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as any };
+  });
+}
+
+function register(body: unknown) {
+  addresses += 1;
+  return call(
+    oauth,
+    "/oauth/register",
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    `198.51.100.${addresses}`,
+  );
+}
+
+function token(fields: Record<string, string>) {
+  return call(oauth, "/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+}
+
+function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+const REDIRECT = "http://127.0.0.1:45678/callback";
+
+async function newClient(redirect = REDIRECT): Promise<string> {
+  const registered = await register({ client_name: "Test app", redirect_uris: [redirect] });
+  expect(registered.status).toBe(201);
+  return registered.body.client_id;
+}
+
+function authorizeQuery(clientId: string, challenge: string, extra: Record<string, string> = {}) {
+  return new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: settings.resource,
+    state: "st-123",
+    ...extra,
+  });
+}
+
+/** An approved authorization: the code and what the token request must send with it. */
+async function approved(scope?: string) {
+  const account = await createAccount(testDb.db);
+  const clientId = await newClient();
+  const { verifier, challenge } = pkce();
+  const outcome = await checkAuthorizationRequest(
+    testDb.db,
+    settings,
+    authorizeQuery(clientId, challenge, scope ? { scope } : {}),
+  );
+  if (outcome.kind !== "consent") throw new Error(`expected consent, got ${JSON.stringify(outcome)}`);
+  const location = new URL(await approveAuthorization(testDb.db, settings, account.id, outcome.request));
+  expect(location.searchParams.get("state")).toBe("st-123");
+  expect(location.searchParams.get("iss")).toBe(TEST_BASE_URL);
+  return { account, clientId, verifier, code: location.searchParams.get("code") as string };
+}
+
+async function exchange(grant: { clientId: string; verifier: string; code: string }) {
+  const answer = await token({
+    grant_type: "authorization_code",
+    code: grant.code,
+    client_id: grant.clientId,
+    redirect_uri: REDIRECT,
+    code_verifier: grant.verifier,
+    resource: settings.resource,
+  });
+  if (answer.status === 200) {
+    recordSecret(answer.body.access_token);
+    recordSecret(answer.body.refresh_token);
+  }
+  return answer;
+}
+
+function mcpInitialize(bearer: string, edge = mcp) {
+  return call(edge, "/api/mcp", {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      host: new URL(TEST_BASE_URL).host,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
+  });
+}
+
+describe("registration", () => {
+  it("registers a public client and answers RFC 7591's fields", async () => {
+    const answer = await register({ client_name: "Editor", redirect_uris: ["https://app.example/cb", REDIRECT] });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({
+      client_name: "Editor",
+      redirect_uris: ["https://app.example/cb", REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    });
+    expect(answer.body.client_id).toMatch(/^shelfc_/);
+    expect(answer.body).not.toHaveProperty("client_secret");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("refuses redirect URIs that are not https or loopback, and confidential clients", async () => {
+    for (const uri of ["http://app.example/cb", "https://app.example/cb#frag", "javascript:alert(1)", "not a url"]) {
+      const answer = await register({ redirect_uris: [uri] });
+      expect(answer.status, uri).toBe(400);
+      expect(answer.body.error, uri).toBe("invalid_redirect_uri");
+      expect(answer.body.error_description).toContain("redirect_uris");
+    }
+    const secret = await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" });
+    expect(secret.body.error).toBe("invalid_client_metadata");
+    const implicit = await register({ redirect_uris: [REDIRECT], response_types: ["token"] });
+    expect(implicit.body.error).toBe("invalid_client_metadata");
+    const none = await register({});
+    expect(none.body.error).toBe("invalid_redirect_uri");
+  });
+
+  it("limits registrations per address", async () => {
+    const body = JSON.stringify({ redirect_uris: [REDIRECT] });
+    const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+    const answers = [];
+    for (let index = 0; index < 4; index += 1) answers.push(await call(oauth, "/oauth/register", init, "203.0.113.77"));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 429]);
+  });
+});
+
+describe("authorization requests", () => {
+  it("shows the person, and sends nothing, when the client or its redirect URI is not sure", async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const unknown = await checkAuthorizationRequest(testDb.db, settings, authorizeQuery("shelfc_nobody", challenge));
+    expect(unknown.kind).toBe("invalid");
+    const elsewhere = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(clientId, challenge, { redirect_uri: "http://127.0.0.1:45678/other" }),
+    );
+    expect(elsewhere).toMatchObject({ kind: "invalid", message: expect.stringContaining("redirect_uri") });
+    const twice = authorizeQuery(clientId, challenge);
+    twice.append("scope", "mcp.read");
+    twice.append("scope", "orders.read");
+    expect((await checkAuthorizationRequest(testDb.db, settings, twice)).kind).toBe("invalid");
+  });
+
+  it("sends errors back with state and iss: no PKCE, plain PKCE, no or another resource, unknown scopes", async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const cases: [Record<string, string>, string][] = [
+      [{ code_challenge: "" }, "invalid_request"],
+      [{ code_challenge_method: "plain" }, "invalid_request"],
+      [{ resource: "" }, "invalid_request"],
+      [{ resource: "https://elsewhere.example/api/mcp" }, "invalid_target"],
+      [{ scope: "mcp.read admin.everything" }, "invalid_scope"],
+      [{ response_type: "token" }, "unsupported_response_type"],
+    ];
+    for (const [change, error] of cases) {
+      const query = authorizeQuery(clientId, challenge, change);
+      for (const [name, value] of Object.entries(change)) if (value === "") query.delete(name);
+      const outcome = await checkAuthorizationRequest(testDb.db, settings, query);
+      expect(outcome.kind, JSON.stringify(change)).toBe("redirect");
+      const location = new URL((outcome as { location: string }).location);
+      expect(location.origin + location.pathname).toBe(REDIRECT);
+      expect(location.searchParams.get("error"), JSON.stringify(change)).toBe(error);
+      expect(location.searchParams.get("state")).toBe("st-123");
+      expect(location.searchParams.get("iss")).toBe(TEST_BASE_URL);
+    }
+  });
+
+  it("asks for mcp.read and products.read by default, and always includes mcp.read", async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const plain = await checkAuthorizationRequest(testDb.db, settings, authorizeQuery(clientId, challenge));
+    expect(plain.kind === "consent" && plain.request.scopes).toEqual(["products.read", "mcp.read"]);
+    const orders = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(clientId, challenge, { scope: "orders.read" }),
+    );
+    expect(orders.kind === "consent" && orders.request.scopes).toEqual(["orders.read", "mcp.read"]);
+    const offline = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(clientId, challenge, { scope: "products.read offline_access" }),
+    );
+    expect(offline.kind === "consent" && offline.request.scopes).toEqual(["products.read", "mcp.read"]);
+  });
+});
+
+describe("token endpoint", () => {
+  it("exchanges a code once, with its verifier; a replay revokes the tokens it issued", async () => {
+    const grant = await approved();
+    const first = await exchange(grant);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("cache-control")).toBe("no-store");
+    expect(first.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "products.read mcp.read" });
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
+
+    const replay = await exchange(grant);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe("invalid_grant");
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
+    const refresh = await token({
+      grant_type: "refresh_token",
+      refresh_token: first.body.refresh_token,
+      client_id: grant.clientId,
+    });
+    expect(refresh.body.error).toBe("invalid_grant");
+  });
+
+  it("refuses a wrong verifier, redirect URI, resource or client, and spends the code", async () => {
+    for (const change of [
+      { code_verifier: randomBytes(32).toString("base64url") },
+      { redirect_uri: "http://127.0.0.1:45678/other" },
+      { resource: "https://elsewhere.example/api/mcp" },
+      { client_id: "shelfc_someone_else" },
+    ]) {
+      const grant = await approved();
+      const answer = await token({
+        grant_type: "authorization_code",
+        code: grant.code,
+        client_id: grant.clientId,
+        redirect_uri: REDIRECT,
+        code_verifier: grant.verifier,
+        resource: settings.resource,
+        ...change,
+      });
+      expect(answer.status, JSON.stringify(change)).toBe(400);
+      expect(["invalid_grant", "invalid_target"]).toContain(answer.body.error);
+      expect(answer.body.error_description).toBeTruthy();
+      expect((await exchange(grant)).status, "the code is spent").toBe(400);
+    }
+  });
+
+  it("refuses a code past its five minutes", async () => {
+    const grant = await approved();
+    await testDb.db.execute(sql`update oauth_codes set expires_at = now() - interval '1 second'`);
+    const answer = await exchange(grant);
+    expect(answer.body).toMatchObject({
+      error: "invalid_grant",
+      error_description: expect.stringContaining("expired"),
+    });
+  });
+
+  it("answers malformed token requests in OAuth's terms", async () => {
+    expect((await token({ grant_type: "password", client_id: "x", username: "a", password: "b" })).body.error).toBe(
+      "unsupported_grant_type",
+    );
+    expect((await token({ grant_type: "authorization_code" })).body.error).toBe("invalid_client");
+    const json = await call(oauth, "/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "authorization_code" }),
+    });
+    expect(json.body.error).toBe("invalid_request");
+    const twice = await call(oauth, "/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=authorization_code&code=a&code=b&client_id=x",
+    });
+    expect(twice.body).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("code") });
+  });
+
+  it("narrows scopes on refresh but never widens them", async () => {
+    const grant = await approved("orders.read products.read");
+    const issued = await exchange(grant);
+    const narrowed = await token({
+      grant_type: "refresh_token",
+      refresh_token: issued.body.refresh_token,
+      client_id: grant.clientId,
+      scope: "mcp.read",
+    });
+    expect(narrowed.body.scope).toBe("mcp.read");
+    recordSecret(narrowed.body.access_token);
+    recordSecret(narrowed.body.refresh_token);
+    const widened = await token({
+      grant_type: "refresh_token",
+      refresh_token: narrowed.body.refresh_token,
+      client_id: grant.clientId,
+      scope: "mcp.read subscriptions.read",
+    });
+    expect(widened.body.error).toBe("invalid_scope");
+  });
+});
+
+describe("where tokens work", () => {
+  it("opens only /api/mcp, only for its resource; the REST API refuses it as an unknown key", async () => {
+    const issued = await exchange(await approved());
+    const library = await call(api, "/api/library", {
+      headers: { authorization: `Bearer ${issued.body.access_token}` },
+    });
+    expect(library.status).toBe(401);
+    expect(library.body.error).toBe("invalid_api_key");
+
+    // The same token at an MCP endpoint of another base URL (another resource).
+    const elsewhere = createAccountMcpEdge({
+      db: testDb.db,
+      baseUrl: "http://other.test",
+      rateLimiter: createRateLimiter({ points: 1000 }),
+      log: testLog,
+    });
+    const refused = await handleFetch(
+      elsewhere,
+      new Request("http://other.test/api/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${issued.body.access_token}`,
+          host: "other.test",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+      }),
+    );
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("revokes an access token alone, and a refresh token with its whole grant (RFC 7009)", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const revoke = (fields: Record<string, string>) =>
+      call(oauth, "/oauth/revoke", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields),
+      });
+    expect((await revoke({ token: "shelf_at_unknown", client_id: grant.clientId })).status).toBe(200);
+    // Another client cannot revoke it.
+    await revoke({ token: issued.body.access_token, client_id: "shelfc_other" });
+    expect((await mcpInitialize(issued.body.access_token)).status).toBe(200);
+    expect((await revoke({ token: issued.body.access_token, client_id: grant.clientId })).status).toBe(200);
+    expect((await mcpInitialize(issued.body.access_token)).status).toBe(401);
+
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: issued.body.refresh_token,
+      client_id: grant.clientId,
+    });
+    recordSecret(refreshed.body.access_token);
+    recordSecret(refreshed.body.refresh_token);
+    expect((await mcpInitialize(refreshed.body.access_token)).status).toBe(200);
+    await revoke({ token: refreshed.body.refresh_token, client_id: grant.clientId });
+    expect((await mcpInitialize(refreshed.body.access_token)).status).toBe(401);
+    const [row] = await testDb.db.execute<{ revoked: boolean }>(
+      sql`select revoked_at is not null as revoked from oauth_grants where client_id = ${grant.clientId}`,
+    );
+    expect(row?.revoked).toBe(true);
+  });
+
+  it("keeps an MCP session across the token refreshes of the same connected app", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const opened = await mcpInitialize(issued.body.access_token);
+    const sessionId = opened.headers.get("mcp-session-id") as string;
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: issued.body.refresh_token,
+      client_id: grant.clientId,
+    });
+    recordSecret(refreshed.body.access_token);
+    recordSecret(refreshed.body.refresh_token);
+    const list = (bearer: string) =>
+      call(mcp, "/api/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          "mcp-session-id": sessionId,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          host: new URL(TEST_BASE_URL).host,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      });
+    expect((await list(refreshed.body.access_token)).status).toBe(200);
+    // Another app (another account's) does not get into it.
+    const other = await exchange(await approved());
+    expect((await list(other.body.access_token)).status).toBe(404);
+  });
+
+  it("holds refresh rotation under parallel use: one refresh wins, the rest revoke the grant", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId }),
+      ),
+    );
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners).toHaveLength(1);
+    recordSecret(winners[0]?.body.access_token);
+    recordSecret(winners[0]?.body.refresh_token);
+    // The others were reuse: the grant is gone, the winner's tokens with it.
+    expect((await mcpInitialize(winners[0]?.body.access_token)).status).toBe(401);
+  });
+});
