@@ -14,6 +14,7 @@ import {
   loadDataFolderSecret,
   loadDeliveryFiles,
   loadDisclosure,
+  scheduleHousekeeping,
   storeReadiness,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
@@ -176,6 +177,10 @@ async function main() {
   if (!(await rateLimiter.ready()) || !(await accountApi.ready()))
     log.warn("Redis did not answer: rate limits are counted per instance until it does");
 
+  const housekeepingMinutes = config.web.SHELF_HOUSEKEEPING_INTERVAL_MINUTES;
+  const housekeeping =
+    housekeepingMinutes > 0 ? scheduleHousekeeping(pool.db, { intervalMs: housekeepingMinutes * 60_000, log }) : null;
+
   const databaseLabel = database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL";
   log.info({ port, baseUrl, database: databaseLabel }, "listening");
   // For the person at the terminal (the log may go to a file); the demo key is a credential and never logged.
@@ -194,6 +199,7 @@ async function main() {
     stopping = true;
     log.info({ signal }, "finishing requests in flight, then stopping");
     await httpServer.shutdown(config.web.SHELF_SHUTDOWN_TIMEOUT_SECONDS * 1000);
+    await housekeeping?.stop();
     await Promise.allSettled([
       pool.close(),
       rateLimiter.close(),

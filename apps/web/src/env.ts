@@ -14,6 +14,11 @@ const WebEnv = z.object({
     .default("api"),
   /** How long requests in flight may take to finish once SIGTERM arrives. */
   SHELF_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  /**
+   * How often this instance removes codes, tokens and sessions dead for over a week (one instance at a time);
+   * 0 turns it off, e.g. when cron runs the operator CLI's `housekeeping` instead.
+   */
+  SHELF_HOUSEKEEPING_INTERVAL_MINUTES: z.coerce.number().min(0).max(10_080).default(60),
   /** Connections of this instance's database pool. */
   SHELF_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { recordSecretsIn } from "@shelf/api/testing";
+import { createAccount, recordSecretsIn } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "./server";
@@ -111,6 +111,28 @@ describe("metrics behind a token", () => {
       expect(right.status).toBe(200);
     } finally {
       await guarded.stop();
+    }
+  });
+});
+
+describe("housekeeping", () => {
+  it("removes long-dead sessions on the running server's own timer", async () => {
+    const account = await createAccount(testDb.db);
+    await testDb.sql`insert into web_sessions (account_id, token_hash, expires_at)
+      values (${account.id}, ${randomBytes(32).toString("hex")}, now() - interval '40 days')`;
+    const dead = async () =>
+      (
+        (await testDb.sql`select count(*)::int as n from web_sessions where account_id = ${account.id}`)[0] as {
+          n: number;
+        }
+      ).n;
+    const instance = await startServer({ DATABASE_URL: testDb.url, SHELF_HOUSEKEEPING_INTERVAL_MINUTES: "0.005" });
+    try {
+      const deadline = Date.now() + 20_000;
+      while ((await dead()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await dead()).toBe(0);
+    } finally {
+      await instance.stop();
     }
   });
 });

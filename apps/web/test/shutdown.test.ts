@@ -20,6 +20,19 @@ async function holdKeyTable() {
   await reserved`begin`;
   await reserved`lock table api_keys in access exclusive mode`;
   return {
+    /** Resolves once a request of the server waits on the lock, however slow the machine is. */
+    waitForWaiter: async () => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const [row] = await testDb.sql<{ waiting: number }[]>`
+          select count(*)::int as waiting from pg_locks
+          where not granted and relation = 'api_keys'::regclass
+            and database = (select oid from pg_database where datname = current_database())`;
+        if ((row?.waiting ?? 0) > 0) return;
+        if (Date.now() > deadline) throw new Error("no request reached the locked table in 20 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     release: async () => {
       await reserved`commit`;
       reserved.release();
@@ -40,7 +53,7 @@ describe("stopping on SIGTERM", () => {
     const lock = await holdKeyTable();
     try {
       const inFlight = fetch(`${server.url}/api/library`, { headers: { authorization: `Bearer ${key}` } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await lock.waitForWaiter();
       const exited = server.signal("SIGTERM");
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await refused(server.url)).toBe(true);
@@ -62,7 +75,7 @@ describe("stopping on SIGTERM", () => {
         (response) => response.status,
         () => "cut",
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await lock.waitForWaiter();
       const started = Date.now();
       const exited = server.signal("SIGTERM");
       expect(await inFlight).toBe("cut");

@@ -1,5 +1,6 @@
-import type { Database } from "@shelf/db";
+import type { Database, Executor } from "@shelf/db";
 import { sql } from "drizzle-orm";
+import type { Logger } from "./log";
 import { sqlRows } from "./sql-text";
 
 export type PrunedCounts = {
@@ -16,7 +17,7 @@ export type PrunedCounts = {
  * expired. Within `keepDays` they stay, so that a replayed code or a reused refresh token is still recognised as
  * one (and revokes what it should). Grants and clients stay: they are what the connected-apps page shows.
  */
-export async function pruneExpired(db: Database, options: { keepDays?: number } = {}): Promise<PrunedCounts> {
+export async function pruneExpired(db: Executor, options: { keepDays?: number } = {}): Promise<PrunedCounts> {
   const days = options.keepDays ?? 7;
   const before = sql`now() - make_interval(days => ${days})`;
   const count = async (query: ReturnType<typeof sql>) => (await sqlRows<{ id: number }>(db, query)).length;
@@ -33,5 +34,67 @@ export async function pruneExpired(db: Database, options: { keepDays?: number } 
       sql`delete from web_sessions where expires_at < ${before} or revoked_at < ${before} returning id`,
     ),
     device_sign_ins: await count(sql`delete from device_sign_ins where expires_at < ${before} returning id`),
+  };
+}
+
+/** The advisory lock an instance holds while it prunes, so that several instances never prune at once. */
+export const HOUSEKEEPING_LOCK = 0x7368_656c; // "shel"
+
+/**
+ * One scheduled pass: prunes unless another instance is pruning right now (then `null`: that one does the work).
+ * The lock is the transaction's, so it goes with it whatever happens to this process.
+ */
+export async function pruneIfFree(db: Database, options: { keepDays?: number } = {}): Promise<PrunedCounts | null> {
+  return db.transaction(async (tx) => {
+    const [lock] = await sqlRows<{ taken: boolean }>(
+      tx,
+      sql`select pg_try_advisory_xact_lock(${HOUSEKEEPING_LOCK}) as taken`,
+    );
+    return lock?.taken ? pruneExpired(tx, options) : null;
+  });
+}
+
+export type Housekeeping = {
+  /** Runs a pass now (unless one is running), resolving when it is done. */
+  runNow(): Promise<void>;
+  /** Stops the timer and waits for a pass in progress. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Prunes every `intervalMs` from a running server (the operator CLI's `housekeeping` does the same by hand). The
+ * first pass comes after a random part of a minute, so instances started together do not all reach for the lock;
+ * any instance may run it, one at a time. A failed pass is logged and the next one tries again.
+ */
+export function scheduleHousekeeping(
+  db: Database,
+  options: { intervalMs: number; keepDays?: number; log: Logger },
+): Housekeeping {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const run = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    running ??= pruneIfFree(db, { keepDays: options.keepDays })
+      .then((pruned) => {
+        if (pruned && Object.values(pruned).some((count) => count > 0)) options.log.info({ pruned }, "housekeeping");
+      })
+      .catch((error: unknown) => options.log.warn({ err: error }, "housekeeping failed; the next pass tries again"))
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const first = setTimeout(run, Math.random() * Math.min(options.intervalMs, 60_000));
+  const every = setInterval(run, options.intervalMs);
+  first.unref();
+  every.unref();
+  return {
+    runNow: run,
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(every);
+      await running;
+    },
   };
 }

@@ -26,7 +26,7 @@ export {
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
-export { type PrunedCounts, pruneExpired } from "./housekeeping";
+export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
 export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/edge";

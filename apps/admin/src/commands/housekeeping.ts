@@ -10,7 +10,7 @@ export const housekeeping: Command = {
     "Removes OAuth codes and tokens, MCP sessions, web sessions and device sign-ins that have been expired, revoked",
     "or ended for more than --keep-days (default 7; until then a replayed code or refresh token is still recognised",
     "and revokes what it should). Connected apps (grants) and registered clients are kept. Safe to run at any time,",
-    "from any instance, e.g. daily from cron.",
+    "from any instance. The web app runs the same pass every SHELF_HOUSEKEEPING_INTERVAL_MINUTES (default 60).",
   ],
   options: { "keep-days": { type: "string" } },
   prepare(values) {
