@@ -73,6 +73,13 @@ export type Meta = OpenApiMeta & {
   /** The call revokes the key it is made with (logout, releasing a device key): documented, and fuzzed with spares. */
   revokesKey?: boolean;
   /**
+   * The call takes away something the account had (a key it replaces, a seat it gives up): MCP clients are told
+   * (`destructiveHint`) and may ask the person first. DELETE routes are destructive without saying so.
+   */
+  destructive?: boolean;
+  /** A POST that is safe to repeat (a retry is the same record): MCP clients are told (`idempotentHint`). */
+  idempotent?: boolean;
+  /**
    * A limit of the route's own per client address, besides the API's: `name` keeps its counts apart (in Redis too,
    * so every instance shares them), `perMinute` is how many requests a minute one address may make.
    */

@@ -220,7 +220,7 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema,
-        annotations: { title: tool.title, readOnlyHint: tool.type === "query", openWorldHint: false },
+        annotations: tool.annotations,
       })),
     }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {

@@ -6,7 +6,9 @@ import { createAccountMcpEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
 import { createRateLimiter } from "../rate-limit";
+import { appRouter } from "../root";
 import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+import { accountTools } from "./tools";
 
 /**
  * The account MCP in process, driven by the MCP SDK's own client through a fetch that reaches the edge directly:
@@ -63,6 +65,31 @@ const initialize = {
 };
 
 describe("account MCP", () => {
+  it("tells clients what a tool does to the account: reads, safe repeats, and what takes something away", () => {
+    const annotations = new Map(accountTools(appRouter).map((tool) => [tool.name, tool.annotations]));
+    expect(annotations.get("library_get")).toEqual({
+      title: expect.any(String),
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
+    // Recording setup progress is a PUT: safe to repeat, takes nothing away.
+    expect(annotations.get("setup_record")).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
+    // A day uploaded again overwrites itself, and a seated device checking again takes no new seat.
+    expect(annotations.get("device_usage")).toMatchObject({ destructiveHint: false, idempotentHint: true });
+    expect(annotations.get("license_check")).toMatchObject({ destructiveHint: false, idempotentHint: true });
+    // Recording an install without its time adds a row; activating again replaces the device's earlier keys.
+    expect(annotations.get("device_install")).toMatchObject({ destructiveHint: false, idempotentHint: false });
+    expect(annotations.get("device_bulk_activate")).toMatchObject({ destructiveHint: true, idempotentHint: false });
+    for (const [name, hints] of annotations) {
+      expect(hints.openWorldHint, name).toBe(false);
+      if (!hints.readOnlyHint) expect(typeof hints.destructiveHint, name).toBe("boolean");
+    }
+  });
+
   it("lists the tools a key's abilities allow and calls them through the procedures", async () => {
     const { account, key } = await createAccountWithKey(testDb.db, {
       abilities: ["mcp.read", "products.read"],

@@ -16,6 +16,14 @@ export type AccountTool = {
   type: "query" | "mutation";
   /** JSON Schema of the arguments: the procedure's input, self-contained (`$defs`). */
   inputSchema: { type: "object"; [key: string]: unknown };
+  /** What an MCP client may assume of a call (MCP tool annotations): from the HTTP method and the route's meta. */
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint: false;
+  };
 };
 
 /**
@@ -44,9 +52,26 @@ export function accountTools(router: AnyRouter): AccountTool[] {
       procedure: route.procedure,
       type: route.type,
       inputSchema,
+      annotations: toolAnnotations(route, summary),
     });
   }
   return tools.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Reads answer `readOnlyHint`; for the rest (MCP's defaults would call every write destructive and not idempotent)
+ * PUT, DELETE and routes marked `idempotent` repeat safely, DELETE and routes marked `destructive` take something away, and nothing reaches
+ * beyond this account (`openWorldHint: false`).
+ */
+function toolAnnotations(route: EdgeRoute, title: string): AccountTool["annotations"] {
+  if (route.type === "query") return { title, readOnlyHint: true, openWorldHint: false };
+  return {
+    title,
+    readOnlyHint: false,
+    destructiveHint: route.method === "DELETE" || route.meta.destructive === true,
+    idempotentHint: route.method === "PUT" || route.method === "DELETE" || route.meta.idempotent === true,
+    openWorldHint: false,
+  };
 }
 
 /** The tools a caller may call: those whose ability it holds. */

@@ -71,6 +71,7 @@ export const devicesRouter = router({
           "One product-scoped device key per product the account holds (the caller's product, for a product-scoped key), with the device abilities the caller holds; each plain key appears only in this answer. All or nothing: when a product's scope has no free slot (3 live keys, none a device key of this client to replace) nothing is issued (409 `api_key_limit_reached`). Activating again replaces the keys this caller issued before.",
       },
       errors: ["api_key_limit_reached"],
+      destructive: true,
     })
     .input(z.object({}))
     .output(BulkActivateData)
@@ -98,6 +99,7 @@ export const devicesRouter = router({
   usage: accountProcedure
     .meta({
       ability: "device.usage",
+      idempotent: true,
       openapi: {
         method: "POST",
         path: "/api/device/usage",

@@ -30,6 +30,8 @@ export const licensingRouter = router({
           "Decides by `product_id` or `bundle_id`. A licensed check with a `device_id` seats the device on the product: a device new to the product past its device limit gets 409 `device_limit_reached` with the seated devices (`devices`: id, name, last seen) and `manage_url`; a seated device is always let in. `code` says why (`valid` is the only licensed one). `certificate` is a compact JWS (EdDSA) to verify offline with the JWKS at `/.well-known/jwks.json` until it expires.",
       },
       errors: ["not_found", "device_limit_reached", "product_api_key_scope_required"],
+      // Checking again seats nothing new: the device already holds its seat.
+      idempotent: true,
       example: { build: ({ productId }) => ({ body: { product_id: productId, device_id: "matrix-device" } }) },
     })
     .input(LicenseCheckInput)
