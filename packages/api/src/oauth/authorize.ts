@@ -1,7 +1,7 @@
 import { type Database, schema } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { accountAbilities } from "../abilities";
-import { findClient, type MetadataDocuments, type OAuthClient } from "./clients";
+import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { ClientDocumentError } from "./metadata-documents";
 import { createCode, parseScope } from "./tokens";
@@ -94,7 +94,7 @@ export async function checkAuthorizationRequest(
       return { kind: "invalid", message: "The request names no redirect_uri, and the app registered several." };
     }
     redirectUri = client.redirectUris[0] as string;
-  } else if (client.redirectUris.includes(given)) {
+  } else if (registeredRedirect(client, given) !== null) {
     redirectUri = given;
   } else {
     return { kind: "invalid", message: "The redirect_uri is not one the app registered." };

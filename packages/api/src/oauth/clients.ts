@@ -36,6 +36,32 @@ export function redirectUriProblem(uri: string): string | null {
   return "must be https, or http on a loopback address (127.0.0.1, [::1], localhost)";
 }
 
+/**
+ * The registered redirect URI a request's `redirect_uri` names, or null. Exact string comparison, except that an
+ * http redirect on a loopback host may name any port (RFC 8252 7.3, OAuth 2.1 8.4.2): a native app listens on
+ * whatever port the system gives it at the time. Host, path and query still match exactly; the token request must
+ * then repeat the URI as the authorization request gave it.
+ */
+export function registeredRedirect(client: OAuthClient, given: string): string | null {
+  if (client.redirectUris.includes(given)) return given;
+  const port = loopbackPort(given);
+  if (port === null) return null;
+  const match = client.redirectUris.some((uri) => {
+    if (loopbackPort(uri) === null) return false;
+    const registered = new URL(uri);
+    registered.port = port;
+    return registered.href === given;
+  });
+  return match ? given : null;
+}
+
+/** The port of an http loopback redirect URI ("" for the default), or null for any other URI. */
+function loopbackPort(uri: string): string | null {
+  if (redirectUriProblem(uri) !== null) return null;
+  const url = new URL(uri);
+  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) ? url.port : null;
+}
+
 /** Whether every redirect URI of a client is on the person's own machine (the consent screen warns about those). */
 export function isLoopbackOnly(client: OAuthClient): boolean {
   return client.redirectUris.every((uri) => {

@@ -264,6 +264,57 @@ describe("token endpoint", () => {
     expect(refresh.body.error).toBe("invalid_grant");
   });
 
+  it("lets a loopback redirect name another port (RFC 8252), and nothing else of it vary", async () => {
+    const account = await createAccount(testDb.db);
+    const clientId = await newClient();
+    const { verifier, challenge } = pkce();
+    const otherPort = "http://127.0.0.1:51234/callback";
+    const outcome = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(clientId, challenge, { redirect_uri: otherPort }),
+    );
+    if (outcome.kind !== "consent") throw new Error(`expected consent, got ${JSON.stringify(outcome)}`);
+    expect(outcome.request.redirectUri).toBe(otherPort);
+    const location = new URL(await approveAuthorization(testDb.db, settings, account.id, outcome.request));
+    expect(location.origin + location.pathname).toBe(otherPort);
+    const answer = await token({
+      grant_type: "authorization_code",
+      code: location.searchParams.get("code") as string,
+      client_id: clientId,
+      redirect_uri: otherPort,
+      code_verifier: verifier,
+      resource: settings.resource,
+    });
+    expect(answer.status).toBe(200);
+    recordSecret(answer.body.access_token);
+    recordSecret(answer.body.refresh_token);
+
+    for (const uri of [
+      "http://localhost:51234/callback",
+      "http://127.0.0.1:51234/callback/",
+      "http://127.0.0.1:51234/callback?next=1",
+      "http://127.0.0.1:51234/Callback",
+      "http://127.0.0.1:51234/x/../callback",
+      "https://127.0.0.1:51234/callback",
+    ]) {
+      const refused = await checkAuthorizationRequest(
+        testDb.db,
+        settings,
+        authorizeQuery(clientId, challenge, { redirect_uri: uri }),
+      );
+      expect(refused.kind, uri).toBe("invalid");
+    }
+    // An https redirect is matched exactly, port included.
+    const hosted = await newClient("https://app.example:8443/cb");
+    const elsewhere = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(hosted, challenge, { redirect_uri: "https://app.example:9443/cb" }),
+    );
+    expect(elsewhere.kind).toBe("invalid");
+  });
+
   it("refuses a wrong verifier, redirect URI, resource or client, and spends the code", async () => {
     for (const change of [
       { code_verifier: randomBytes(32).toString("base64url") },
