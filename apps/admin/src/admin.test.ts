@@ -242,7 +242,7 @@ describe("a database that cannot be used", () => {
       expect(result.stderr.trim().split("\n"), url).toHaveLength(1);
       expect(result.stderr, url).toMatch(message);
     }
-  }, 60_000);
+  });
 });
 
 describe("release:yank", () => {
@@ -296,7 +296,7 @@ describe("release:publish and asset:put", () => {
       /There is no product 2000000000/,
     );
     expect(await testDb.db.$count(schema.releases, eq(schema.releases.productId, product.id))).toBe(1);
-  }, 60_000);
+  });
 
   it("stores a content asset at a path, replaces it, and refuses traversal", async () => {
     const product = await createProduct(testDb.db);
@@ -331,7 +331,7 @@ describe("release:publish and asset:put", () => {
       ["asset:put", "--product", String(product.id), "--path", "install/../../x", "--file", file],
       /--path must be a relative path/,
     );
-  }, 60_000);
+  });
 });
 
 describe("signing:public-key", () => {

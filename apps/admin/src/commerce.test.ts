@@ -157,5 +157,5 @@ describe("the commerce commands", () => {
       .from(schema.paymentMethods)
       .where(eq(schema.paymentMethods.accountId, account.id));
     expect(stored.map((row) => row.last4)).toEqual(["4242"]);
-  }, 120_000);
+  }, 300_000);
 });

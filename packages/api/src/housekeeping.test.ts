@@ -1,7 +1,6 @@
 import { Writable } from "node:stream";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSEKEEPING_LOCK, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
 import { createLogger } from "./log";
@@ -44,8 +43,7 @@ describe("scheduled housekeeping", () => {
   it("leaves the work to the instance holding the lock, and prunes once it is free", async () => {
     await deadWebSession(1);
     // Another instance in the middle of a pass.
-    const other = postgres(testDb.url, { max: 1, onnotice: () => {} });
-    const held = await other.reserve();
+    const held = await testDb.sql.reserve();
     try {
       await held`select pg_advisory_lock(${HOUSEKEEPING_LOCK})`;
       expect(await pruneIfFree(testDb.db)).toBeNull();
@@ -53,7 +51,6 @@ describe("scheduled housekeeping", () => {
       await held`select pg_advisory_unlock(${HOUSEKEEPING_LOCK})`;
     } finally {
       held.release();
-      await other.end();
     }
     expect(await pruneIfFree(testDb.db)).toMatchObject({ web_sessions: 1 });
     expect(await webSessionsLeft()).toBe(0);
