@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
+import { RecordTable } from "../../../src/components/record-table";
 import { dateFormatter } from "../../../src/format";
 import { releaseDevice } from "./actions";
 
@@ -19,53 +20,39 @@ export default async function DevicesPage() {
     <section>
       <h1>{t("title")}</h1>
       <p className="muted">{t("lead")}</p>
-      {devices.length === 0 ? (
-        <p className="empty">{t("empty")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("products")}</th>
-                <th scope="col">{t("lastSeen")}</th>
-                <th scope="col">{t("version")}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t("actions")}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {devices.map((device) => (
-                <tr key={device.id}>
-                  <td>
-                    {device.name ?? t("unnamed")}
-                    <div className="muted small">
-                      <code>{device.device_id}</code>
-                    </div>
-                  </td>
-                  <td>{device.products.map((product) => product.product_name).join(", ") || "—"}</td>
-                  <td>{date(device.last_seen_at, true)}</td>
-                  <td>{device.last_app_version ?? "—"}</td>
-                  <td>
-                    {device.products.length > 0 && (
-                      <ConfirmButton
-                        label={t("release")}
-                        title={t("releaseTitle", { name: device.name ?? device.device_id })}
-                        body={t("releaseBody")}
-                        confirmLabel={t("releaseConfirm")}
-                        cancelLabel={t("cancel")}
-                        action={releaseDevice}
-                        fields={{ id: String(device.id) }}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <RecordTable
+        rows={devices.length}
+        empty={t("empty")}
+        headers={[t("name"), t("products"), t("lastSeen"), t("version")]}
+        actions={t("actions")}
+      >
+        {devices.map((device) => (
+          <tr key={device.id}>
+            <td>
+              {device.name ?? t("unnamed")}
+              <div className="muted small">
+                <code>{device.device_id}</code>
+              </div>
+            </td>
+            <td>{device.products.map((product) => product.product_name).join(", ") || "—"}</td>
+            <td>{date(device.last_seen_at, true)}</td>
+            <td>{device.last_app_version ?? "—"}</td>
+            <td>
+              {device.products.length > 0 && (
+                <ConfirmButton
+                  label={t("release")}
+                  title={t("releaseTitle", { name: device.name ?? device.device_id })}
+                  body={t("releaseBody")}
+                  confirmLabel={t("releaseConfirm")}
+                  cancelLabel={t("cancel")}
+                  action={releaseDevice}
+                  fields={{ id: String(device.id) }}
+                />
+              )}
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
     </section>
   );
 }

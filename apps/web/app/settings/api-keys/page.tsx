@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
+import { CodeTags, RecordTable } from "../../../src/components/record-table";
 import { dateFormatter } from "../../../src/format";
 import { revokeKeyAction } from "./actions";
 import { CreateKeyForm } from "./create-key-form";
@@ -48,74 +49,54 @@ export default async function ApiKeysPage() {
 
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">{t("listTitle")}</h2>
-        {keys.length === 0 ? (
-          <p className="empty">{t("empty")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="keys">
-              <thead>
-                <tr>
-                  <th scope="col">{t("name")}</th>
-                  <th scope="col">{t("prefix")}</th>
-                  <th scope="col">{t("abilities")}</th>
-                  <th scope="col">{t("scope")}</th>
-                  <th scope="col">{t("dates")}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t("actions")}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr key={key.id}>
-                    <td>
-                      {key.name ?? "—"}
-                      <div className="muted small">
-                        {key.kind === "device"
-                          ? t("kindDevice", { client: clientNames[key.client ?? ""] ?? key.client ?? "" })
-                          : t("kindCreated")}
-                      </div>
-                    </td>
-                    <td>
-                      <code className="prefix">{key.prefix}…</code>
-                    </td>
-                    <td>
-                      <ul className="tags">
-                        {key.abilities.map((ability) => (
-                          <li key={ability}>
-                            <code>{ability}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    </td>
-                    <td>{key.product ? key.product.name : t("accountWide")}</td>
-                    <td>
-                      <dl className="dates">
-                        <dt>{t("created")}</dt>
-                        <dd>{date(key.created_at)}</dd>
-                        <dt>{t("lastUsed")}</dt>
-                        <dd>{key.last_used_at ? date(key.last_used_at, true) : t("never")}</dd>
-                        <dt>{t("expires")}</dt>
-                        <dd>{key.expires_at ? date(key.expires_at) : t("noExpiry")}</dd>
-                      </dl>
-                    </td>
-                    <td>
-                      <ConfirmButton
-                        label={t("revoke")}
-                        title={t("revokeTitle", { name: key.name ?? key.prefix })}
-                        body={t("revokeBody")}
-                        confirmLabel={t("revokeConfirm")}
-                        cancelLabel={t("cancel")}
-                        action={revokeKeyAction}
-                        fields={{ id: String(key.id) }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <RecordTable
+          rows={keys.length}
+          empty={t("empty")}
+          headers={[t("name"), t("prefix"), t("abilities"), t("scope"), t("dates")]}
+          actions={t("actions")}
+          className="keys"
+        >
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>
+                {key.name ?? "—"}
+                <div className="muted small">
+                  {key.kind === "device"
+                    ? t("kindDevice", { client: clientNames[key.client ?? ""] ?? key.client ?? "" })
+                    : t("kindCreated")}
+                </div>
+              </td>
+              <td>
+                <code className="prefix">{key.prefix}…</code>
+              </td>
+              <td>
+                <CodeTags items={key.abilities} />
+              </td>
+              <td>{key.product ? key.product.name : t("accountWide")}</td>
+              <td>
+                <dl className="dates">
+                  <dt>{t("created")}</dt>
+                  <dd>{date(key.created_at)}</dd>
+                  <dt>{t("lastUsed")}</dt>
+                  <dd>{key.last_used_at ? date(key.last_used_at, true) : t("never")}</dd>
+                  <dt>{t("expires")}</dt>
+                  <dd>{key.expires_at ? date(key.expires_at) : t("noExpiry")}</dd>
+                </dl>
+              </td>
+              <td>
+                <ConfirmButton
+                  label={t("revoke")}
+                  title={t("revokeTitle", { name: key.name ?? key.prefix })}
+                  body={t("revokeBody")}
+                  confirmLabel={t("revokeConfirm")}
+                  cancelLabel={t("cancel")}
+                  action={revokeKeyAction}
+                  fields={{ id: String(key.id) }}
+                />
+              </td>
+            </tr>
+          ))}
+        </RecordTable>
       </section>
 
       <section aria-labelledby="create-title" className="card">

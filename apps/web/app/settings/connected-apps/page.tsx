@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
+import { CodeTags, RecordTable } from "../../../src/components/record-table";
 import { dateFormatter } from "../../../src/format";
 import { disconnectAppAction } from "./actions";
 
@@ -21,58 +22,37 @@ export default async function ConnectedAppsPage() {
         <h1>{t("title")}</h1>
         <p className="muted">{t("lead")}</p>
       </header>
-      {apps.length === 0 ? (
-        <p className="empty">{t("empty")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("redirectHost")}</th>
-                <th scope="col">{t("scopes")}</th>
-                <th scope="col">{t("created")}</th>
-                <th scope="col">{t("lastUsed")}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t("actions")}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.map((app) => (
-                <tr key={app.id}>
-                  <td>{app.client_name}</td>
-                  <td>
-                    <code>{app.redirect_host}</code>
-                  </td>
-                  <td>
-                    <ul className="tags">
-                      {app.scopes.map((scope) => (
-                        <li key={scope}>
-                          <code>{scope}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>{date(app.created_at)}</td>
-                  <td>{app.last_used_at ? date(app.last_used_at, true) : t("never")}</td>
-                  <td>
-                    <ConfirmButton
-                      label={t("disconnect")}
-                      title={t("disconnectTitle", { name: app.client_name })}
-                      body={t("disconnectBody")}
-                      confirmLabel={t("disconnectConfirm")}
-                      cancelLabel={t("cancel")}
-                      action={disconnectAppAction}
-                      fields={{ id: String(app.id) }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <RecordTable
+        rows={apps.length}
+        empty={t("empty")}
+        headers={[t("name"), t("redirectHost"), t("scopes"), t("created"), t("lastUsed")]}
+        actions={t("actions")}
+      >
+        {apps.map((app) => (
+          <tr key={app.id}>
+            <td>{app.client_name}</td>
+            <td>
+              <code>{app.redirect_host}</code>
+            </td>
+            <td>
+              <CodeTags items={app.scopes} />
+            </td>
+            <td>{date(app.created_at)}</td>
+            <td>{app.last_used_at ? date(app.last_used_at, true) : t("never")}</td>
+            <td>
+              <ConfirmButton
+                label={t("disconnect")}
+                title={t("disconnectTitle", { name: app.client_name })}
+                body={t("disconnectBody")}
+                confirmLabel={t("disconnectConfirm")}
+                cancelLabel={t("cancel")}
+                action={disconnectAppAction}
+                fields={{ id: String(app.id) }}
+              />
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
     </section>
   );
 }

@@ -1,0 +1,55 @@
+import type { ReactNode } from "react";
+
+/**
+ * A list page's table: the empty-state line when there are no rows, otherwise a scrolling table with column headers
+ * and a last, visually hidden header over each row's actions. The rows come as children (`<tr>` elements).
+ */
+export function RecordTable({
+  rows,
+  empty,
+  headers,
+  actions,
+  className,
+  children,
+}: {
+  rows: number;
+  empty: string;
+  headers: string[];
+  actions: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  if (rows === 0) return <p className="empty">{empty}</p>;
+  return (
+    <div className="table-wrap">
+      <table className={className}>
+        <thead>
+          <tr>
+            {headers.map((header) => (
+              <th scope="col" key={header}>
+                {header}
+              </th>
+            ))}
+            <th scope="col">
+              <span className="visually-hidden">{actions}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Names shown as code tags (abilities, scopes). */
+export function CodeTags({ items }: { items: string[] }) {
+  return (
+    <ul className="tags">
+      {items.map((item) => (
+        <li key={item}>
+          <code>{item}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
