@@ -107,7 +107,11 @@ async function approved(scope?: string) {
   return { account, clientId, verifier, code: location.searchParams.get("code") as string };
 }
 
-async function exchange(grant: { clientId: string; verifier: string; code: string }) {
+/** The token request for an approved code; `change` replaces or adds fields (a wrong verifier, another URI). */
+async function exchange(
+  grant: { clientId: string; verifier: string; code: string },
+  change: Record<string, string> = {},
+) {
   const answer = await token({
     grant_type: "authorization_code",
     code: grant.code,
@@ -115,6 +119,7 @@ async function exchange(grant: { clientId: string; verifier: string; code: strin
     redirect_uri: REDIRECT,
     code_verifier: grant.verifier,
     resource: settings.resource,
+    ...change,
   });
   if (answer.status === 200) {
     recordSecret(answer.body.access_token);
@@ -278,17 +283,8 @@ describe("token endpoint", () => {
     expect(outcome.request.redirectUri).toBe(otherPort);
     const location = new URL(await approveAuthorization(testDb.db, settings, account.id, outcome.request));
     expect(location.origin + location.pathname).toBe(otherPort);
-    const answer = await token({
-      grant_type: "authorization_code",
-      code: location.searchParams.get("code") as string,
-      client_id: clientId,
-      redirect_uri: otherPort,
-      code_verifier: verifier,
-      resource: settings.resource,
-    });
-    expect(answer.status).toBe(200);
-    recordSecret(answer.body.access_token);
-    recordSecret(answer.body.refresh_token);
+    const code = location.searchParams.get("code") as string;
+    expect((await exchange({ clientId, verifier, code }, { redirect_uri: otherPort })).status).toBe(200);
 
     for (const uri of [
       "http://localhost:51234/callback",
@@ -316,22 +312,15 @@ describe("token endpoint", () => {
   });
 
   it("refuses a wrong verifier, redirect URI, resource or client, and spends the code", async () => {
-    for (const change of [
+    const changes: Record<string, string>[] = [
       { code_verifier: randomBytes(32).toString("base64url") },
       { redirect_uri: "http://127.0.0.1:45678/other" },
       { resource: "https://elsewhere.example/api/mcp" },
       { client_id: "shelfc_someone_else" },
-    ]) {
+    ];
+    for (const change of changes) {
       const grant = await approved();
-      const answer = await token({
-        grant_type: "authorization_code",
-        code: grant.code,
-        client_id: grant.clientId,
-        redirect_uri: REDIRECT,
-        code_verifier: grant.verifier,
-        resource: settings.resource,
-        ...change,
-      });
+      const answer = await exchange(grant, change);
       expect(answer.status, JSON.stringify(change)).toBe(400);
       expect(["invalid_grant", "invalid_target"]).toContain(answer.body.error);
       expect(answer.body.error_description).toBeTruthy();

@@ -225,6 +225,14 @@ async function guessUserCode<T>(limiter: AttemptLimiter, accountId: number, gues
   return found;
 }
 
+/** The sign-in a user code names, while it still waits for a decision (pending and unexpired). */
+const waitingFor = (code: string) =>
+  and(
+    eq(deviceSignIns.userCodeHash, hashSecret(code)),
+    eq(deviceSignIns.status, "pending"),
+    gt(deviceSignIns.expiresAt, sql`now()`),
+  );
+
 /** The waiting sign-in a user code names, for the approval page to show before the person decides. */
 export async function findDeviceSignIn(
   db: Database,
@@ -234,16 +242,7 @@ export async function findDeviceSignIn(
 ): Promise<DeviceSignInRequestData> {
   const code = requireUserCode(userCode);
   return guessUserCode(limiter, caller.accountId, async () => {
-    const [row] = await db
-      .select()
-      .from(deviceSignIns)
-      .where(
-        and(
-          eq(deviceSignIns.userCodeHash, hashSecret(code)),
-          eq(deviceSignIns.status, "pending"),
-          gt(deviceSignIns.expiresAt, sql`now()`),
-        ),
-      );
+    const [row] = await db.select().from(deviceSignIns).where(waitingFor(code));
     if (!row) return null;
     return {
       user_code: formatUserCode(code),
@@ -274,13 +273,7 @@ export async function decideDeviceSignIn(
       const [row] = await tx
         .select({ id: deviceSignIns.id, client: deviceSignIns.client, deviceName: deviceSignIns.deviceName })
         .from(deviceSignIns)
-        .where(
-          and(
-            eq(deviceSignIns.userCodeHash, hashSecret(code)),
-            eq(deviceSignIns.status, "pending"),
-            gt(deviceSignIns.expiresAt, sql`now()`),
-          ),
-        )
+        .where(waitingFor(code))
         .for("update");
       if (!row) return null;
       if (input.decision === "approve") await ensureRoomForDeviceKey(tx, caller.accountId, row.client);
