@@ -1,5 +1,5 @@
 import type { Database, Executor } from "@shelf/db";
-import type { SQL } from "drizzle-orm";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 
 /**
  * SQL written by hand for the hot paths, and what its rows need: the driver hands timestamps over as PostgreSQL's
@@ -18,3 +18,11 @@ export async function preparedRows<T>(db: Database, text: string, params: readon
 export async function sqlRows<T>(db: Executor, query: SQL): Promise<T[]> {
   return (await db.execute(query)) as unknown as T[];
 }
+
+/**
+ * A column that keeps its table's name wherever it lands. drizzle writes the columns of a single-table query bare
+ * (`"id"`), and a bare name inside a subquery binds to the subquery's own table first (`r.product_id = "id"` compares
+ * `r.id`). Wrapped in a fragment of its own, the column is written `"products"."id"`. The test databases refuse
+ * statements that leave a bare name inside a subquery (`bareColumnsInSubqueries`).
+ */
+export const qualified = (column: AnyColumn): SQL => sql`${column}`;

@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { inject } from "vitest";
 import { type CreateDbOptions, createDb, type DbHandle } from "../client";
 import "./provided";
+import { bareColumnsInSubqueries } from "./subquery-columns";
 import { databaseUrl } from "./urls";
 
 export { databaseUrl } from "./urls";
@@ -11,7 +12,8 @@ export type TestDatabase = DbHandle & { url: string; name: string; drop: () => P
 
 /**
  * A database of this test file's own, copied from the migrated template (tens of milliseconds), so tests never
- * share mutable state. Drop it in afterAll.
+ * share mutable state. Drop it in afterAll: dropping fails the file when any statement it ran named a bare column
+ * inside a subquery (see bareColumnsInSubqueries).
  */
 export async function createTestDatabase(options: CreateDbOptions = {}): Promise<TestDatabase> {
   const serverUrl = inject("dbServerUrl");
@@ -32,7 +34,15 @@ export async function createTestDatabase(options: CreateDbOptions = {}): Promise
     await admin.end({ timeout: 5 });
   }
   const url = databaseUrl(serverUrl, name);
-  const handle = createDb(url, options);
+  const ambiguous = new Map<string, string[]>();
+  const handle = createDb(url, {
+    ...options,
+    onQuery: (query) => {
+      const bare = bareColumnsInSubqueries(query);
+      if (bare.length > 0) ambiguous.set(query, bare);
+      options.onQuery?.(query);
+    },
+  });
   return {
     ...handle,
     url,
@@ -42,6 +52,10 @@ export async function createTestDatabase(options: CreateDbOptions = {}): Promise
       const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });
       await dropper.unsafe(`drop database if exists ${name} with (force)`);
       await dropper.end({ timeout: 5 });
+      if (ambiguous.size > 0) {
+        const list = [...ambiguous].map(([query, names]) => `  ${names.join(", ")} in: ${query}`).join("\n");
+        throw new Error(`Statements name a column without its table inside a subquery; qualify it:\n${list}`);
+      }
     },
   };
 }

@@ -5,7 +5,7 @@ import { DomainError, parseInput } from "../../errors";
 import { hasControlCharacter } from "../../schemas/common";
 import { SetPolicyInput } from "./schemas";
 
-const { clientPolicy, clientPolicyRevocations, deviceActivations, devices, products } = schema;
+const { clientPolicy, clientPolicyRevocations, deviceActivations, products } = schema;
 
 type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
@@ -70,7 +70,7 @@ export async function revokeDevice(db: Database, productId: number, deviceIdenti
       .where(
         and(
           eq(deviceActivations.productId, productId),
-          sql`${deviceActivations.deviceId} in (select ${devices.id} from ${devices} where ${devices.identifier} = ${deviceIdentifier})`,
+          sql`${deviceActivations.deviceId} in (select d.id from devices d where d.identifier = ${deviceIdentifier})`,
         ),
       )
       .returning({ accountId: deviceActivations.accountId });

@@ -130,7 +130,7 @@ describe("the Sparkle appcast", () => {
     }
   });
 
-  it("narrows to what a channel sees, shows anonymous readers stable releases only, and hides yanked ones", async () => {
+  it("narrows to what a channel sees, gives every reader the combined feed, and hides yanked ones", async () => {
     const { key, product, stable, beta } = await sparkleApp();
     const versions = async (query: string, useKey: string | null) => {
       const response = await request(`/distribution/v1/products/${product.id}/appcast.xml${query}`, { key: useKey });
@@ -140,19 +140,19 @@ describe("the Sparkle appcast", () => {
     expect(await versions("?channel=stable", key)).toEqual(["2.4.1"]);
     expect(await versions("?channel=beta", key)).toEqual(["2.5.0-beta.2", "2.4.1"]);
     expect(await versions("?channel=dev", key)).toEqual(["2.5.0-beta.2", "2.4.1"]);
-    expect(await versions("", null)).toEqual(["2.4.1"]);
+    // Without a key, the combined feed of all channels too: a Sparkle app chooses its channels by the tags.
+    expect(await versions("", null)).toEqual(["2.5.0-beta.2", "2.4.1"]);
+    const anonymous = items((await request(`/distribution/v1/products/${product.id}/appcast.xml`)).text);
+    expect(anonymous.map((item) => text(item, "channel"))).toEqual(["beta", null]);
     expect(await versions("?channel=stable", null)).toEqual(["2.4.1"]);
-
-    const anonymousBeta = await request(`/distribution/v1/products/${product.id}/appcast.xml?channel=beta`);
-    expect(anonymousBeta.status).toBe(401);
-    expect(anonymousBeta.body.error).toBe("missing_api_key");
+    expect(await versions("?channel=beta", null)).toEqual(["2.5.0-beta.2", "2.4.1"]);
     const stranger = await createAccountWithKey(testDb.db);
-    const strangerBeta = await request(`/distribution/v1/products/${product.id}/appcast.xml?channel=beta`, {
-      key: stranger.key,
-    });
-    expect(strangerBeta.status).toBe(403);
-    expect(strangerBeta.body.error).toBe("product_entitlement_required");
-    expect(await versions("", stranger.key)).toEqual(["2.4.1"]);
+    expect(await versions("", stranger.key)).toEqual(["2.5.0-beta.2", "2.4.1"]);
+    // What a key still widens: downloads. The beta is the buyer's alone.
+    const download = `/distribution/v1/releases/${beta.id}/download`;
+    expect((await request(download)).body.error).toBe("missing_api_key");
+    expect((await request(download, { key: stranger.key })).body.error).toBe("product_entitlement_required");
+    expect((await request(download, { key })).status).toBe(302);
 
     await yankRelease(testDb.db, beta.id);
     expect(await versions("", key)).toEqual(["2.4.1"]);
@@ -192,6 +192,27 @@ describe("the Sparkle appcast", () => {
     const older = new Date(Date.parse(lastModified) - 60_000).toUTCString();
     expect((await request(path, { headers: { "if-modified-since": older } })).status).toBe(200);
     expect((await request(path, { key })).headers.get("cache-control")).toBe("private, no-cache");
+  });
+
+  it("dates each product's feed by its own releases, so a newer release is never answered 304", async () => {
+    const older = await createProduct(testDb.db);
+    const newer = await createProduct(testDb.db);
+    const olderRelease = await publish(older.id, { version: "1.0.0" });
+    const newerRelease = await publish(newer.id, { version: "1.0.0" });
+    const releasedAt = async (id: number, at: string) =>
+      testDb.db
+        .update(schema.releases)
+        .set({ releasedAt: new Date(at) })
+        .where(eq(schema.releases.id, id));
+    await releasedAt(olderRelease.id, "2026-07-01T00:00:00Z");
+    await releasedAt(newerRelease.id, "2026-07-20T00:00:00Z");
+    const feed = (product: { id: number }, headers: Record<string, string> = {}) =>
+      request(`/distribution/v1/products/${product.id}/appcast.xml`, { headers });
+    expect((await feed(older)).headers.get("last-modified")).toBe("Wed, 01 Jul 2026 00:00:00 GMT");
+    expect((await feed(newer)).headers.get("last-modified")).toBe("Mon, 20 Jul 2026 00:00:00 GMT");
+    const since = { "if-modified-since": "Wed, 15 Jul 2026 00:00:00 GMT" };
+    expect((await feed(older, since)).status).toBe(304);
+    expect((await feed(newer, since)).status).toBe(200);
   });
 
   it("stays well-formed whatever the notes hold", async () => {

@@ -8,6 +8,7 @@ import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
+import { qualified } from "../../sql-text";
 import { NEWEST_VERSION_FIRST_SQL, offeredReleases } from "../products/channels";
 import { releaseArtifact } from "../products/delivery";
 import { assertMayDownload, distributionAccess, feedChannels } from "./access";
@@ -30,8 +31,8 @@ export async function appcast(
   productId: number,
   channel: ReleaseChannel | undefined,
 ): Promise<TextOutput> {
-  const access = await distributionAccess(db, caller, productId);
-  const channels = feedChannels(access, caller, channel);
+  await distributionAccess(db, caller, productId);
+  const channels = feedChannels(channel);
   const [[product], rows] = await Promise.all([
     appcastProductQuery(db).execute({ productId }),
     feedReleasesQuery(db).execute({ productId, channels }),
@@ -75,7 +76,7 @@ const appcastProductQuery = perDatabase((db) =>
       contentLocale: products.contentLocale,
       lastChange: sql<
         string | null
-      >`(select max(greatest(r.released_at, r.yanked_at)) from releases r where r.product_id = ${products.id})`,
+      >`(select max(greatest(r.released_at, r.yanked_at)) from releases r where r.product_id = ${qualified(products.id)})`,
     })
     .from(products)
     .where(eq(products.id, sql.placeholder("productId")))

@@ -160,6 +160,33 @@ describe("orders", () => {
     expect((await withdraw())[fresh.id]).toBe(false);
   });
 
+  it("keeps a buyer's withdrawal open when only another buyer used the same product", async () => {
+    const product = await createProduct(testDb.db);
+    const mine = await buyer();
+    const theirs = await buyer();
+    // Order and item ids drift apart (an order of two lines), so an item matched by its own id cannot pass for the order's.
+    await testDb.db.insert(schema.orderItems).values({
+      orderId: (await createOrder(testDb.db, { accountId: theirs.account.id, productId: product.id })).id,
+      productId: product.id,
+      productName: "second line",
+      listUnitPriceCents: 0,
+      unitPriceCents: 0,
+      quantity: 1,
+      subtotalCents: 0,
+      discountTotalCents: 0,
+      totalCents: 0,
+    });
+    const order = await createOrder(testDb.db, { accountId: mine.account.id, productId: product.id });
+    const installed = await request("/api/device/installs", {
+      method: "POST",
+      key: theirs.key,
+      body: { product_id: product.id, version: "1.0.0" },
+    });
+    expect(installed.status).toBe(201);
+    const shown = (await request(`/api/orders/${order.id}`, { key: mine.key })).body.order;
+    expect(shown.can_withdraw).toBe(true);
+  });
+
   it("refunds an order once: it is refunded, what it granted is revoked, and the library drops the product", async () => {
     const { account, key } = await buyer();
     const product = await createProduct(testDb.db);

@@ -4,11 +4,12 @@ import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import type { AnswerLanguage } from "../../language";
+import { qualified } from "../../sql-text";
 import { label } from "./labels";
 import type { EntitlementData, InvoicesInput, OrderData } from "./schemas";
 import { INVOICE_PAGE } from "./schemas";
 
-const { entitlements, invoices, orderItems, orders, paymentMethods, subscriptions } = schema;
+const { entitlements, invoices, orderItems, orders, paymentMethods } = schema;
 
 /**
  * A buyer may withdraw from a purchase (Korean e-commerce law, art. 17) within this long of paying, as long as the
@@ -63,16 +64,16 @@ function toEntitlementData(row: EntitlementRow, view: CommerceView): Entitlement
 /** Orders a product key may see: those with an item of its product. */
 function orderScope(caller: Caller) {
   if (caller.productId === null) return undefined;
-  return sql`exists (select 1 from order_items oi where oi.order_id = ${orders.id} and oi.product_id = ${caller.productId})`;
+  return sql`exists (select 1 from order_items oi where oi.order_id = ${qualified(orders.id)} and oi.product_id = ${caller.productId})`;
 }
 
 /** Whether a device took a seat on, or recorded an install of, one of the order's products since it was paid. */
 const USED_SINCE_PAID = sql<boolean>`exists (
-  select 1 from order_items oi where oi.order_id = ${orders.id} and (
-    exists (select 1 from device_activations da where da.account_id = ${orders.accountId}
-      and da.product_id = oi.product_id and da.activated_at >= ${orders.paidAt})
-    or exists (select 1 from device_installs di where di.account_id = ${orders.accountId}
-      and di.product_id = oi.product_id and di.created_at >= ${orders.paidAt})))`;
+  select 1 from order_items oi where oi.order_id = ${qualified(orders.id)} and (
+    exists (select 1 from device_activations da where da.account_id = ${qualified(orders.accountId)}
+      and da.product_id = oi.product_id and da.activated_at >= ${qualified(orders.paidAt)})
+    or exists (select 1 from device_installs di where di.account_id = ${qualified(orders.accountId)}
+      and di.product_id = oi.product_id and di.created_at >= ${qualified(orders.paidAt)})))`;
 
 async function loadOrders(db: Database, caller: Caller, view: CommerceView, only?: number): Promise<OrderData[]> {
   const rows = await db.query.orders.findMany({
@@ -151,8 +152,8 @@ export async function listInvoices(db: Database, caller: Caller, view: CommerceV
   const scope =
     caller.productId === null
       ? undefined
-      : sql`(${invoices.orderId} in (select ${orderItems.orderId} from ${orderItems} where ${orderItems.productId} = ${caller.productId})
-          or ${invoices.subscriptionId} in (select ${subscriptions.id} from ${subscriptions} where ${subscriptions.productId} = ${caller.productId}))`;
+      : sql`(${invoices.orderId} in (select oi.order_id from order_items oi where oi.product_id = ${caller.productId})
+          or ${invoices.subscriptionId} in (select s.id from subscriptions s where s.product_id = ${caller.productId}))`;
   const rows = await db
     .select({ invoice: invoices, orderNumber: orders.number })
     .from(invoices)
