@@ -8,8 +8,9 @@ import { withinUpdateWindow } from "../products/service";
 
 /**
  * Who may see what on the app host. Without a key (or with a key of an account not entitled to the product):
- * published products, their stable releases, and downloads of free products only. A key of an entitled account
- * widens that to unpublished products, every channel, and downloads within the buyer's update window.
+ * published products, the feed of every channel, and downloads of free products' stable releases only. A key of an
+ * entitled account widens that to unpublished products and downloads of every channel within the buyer's update
+ * window.
  */
 export async function distributionAccess(
   db: Database,
@@ -24,11 +25,13 @@ export async function distributionAccess(
   return access;
 }
 
-/** The channels a feed lists: those the requested channel sees, or all of them (the combined feed). */
-export function feedChannels(access: ProductAccess, caller: Caller | null, channel: ReleaseChannel | undefined) {
-  if (access.entitlement) return channel ? visibleChannels(channel) : [...releaseChannels];
-  if (channel === undefined || channel === "stable") return ["stable"] satisfies ReleaseChannel[];
-  throw notEntitled(caller, `The ${channel} channel is for the product's buyers: send their key.`);
+/**
+ * The channels a feed lists: those the requested channel sees, or all of them (the combined feed, each non-stable
+ * item tagged with its channel, so that a Sparkle app picks its channels itself). The same for every reader: a key
+ * widens which products and which downloads, not which releases are announced.
+ */
+export function feedChannels(channel: ReleaseChannel | undefined): ReleaseChannel[] {
+  return channel ? visibleChannels(channel) : [...releaseChannels];
 }
 
 /** Whether this caller may download a release of the product; throws the answer when not. */

@@ -164,7 +164,9 @@ describe("the update window", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("etag")).toBe(`"${sha256(releases.alpha.bytes)}"`);
     expect(response.headers.get("accept-ranges")).toBe("bytes");
-    expect(response.headers.get("content-type")).toBe("application/zip");
+    // The contract's type for the bundle, whatever the file; its name keeps the extension.
+    expect(response.headers.get("content-type")).toBe("application/octet-stream");
+    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="[^"]+\.zip"/);
     expect(response.headers.get("content-length")).toBe(String(releases.alpha.bytes.length));
     const ranged = await request(`/api/products/${product.id}/bundle?channel=alpha`, {
       key,

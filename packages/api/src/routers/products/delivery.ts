@@ -118,7 +118,8 @@ export async function bundle(
   if (!withinUpdateWindow(access.entitlement?.updatesSupportedUntil ?? null, release.releasedAt)) {
     throw new DomainError("version_update_window_expired");
   }
-  const artifact = releaseArtifact(release);
+  // The contract types the bundle as plain bytes, whatever the artifact is; its file name still says what it is.
+  const artifact = { ...releaseArtifact(release), contentType: "application/octet-stream" };
   return storedFile(delivery.store, { ...artifact, lastModified: release.releasedAt }, PRIVATE_FILE);
 }
 
