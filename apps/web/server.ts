@@ -24,6 +24,7 @@ import { createDatabaseHealth, resolveDatabase, SetupError, timeoutsOf } from "@
 import next from "next";
 import { readWebConfig } from "./src/env";
 import { pageHeaders } from "./src/page-headers";
+import { withPageStatus } from "./src/page-status";
 import { setRuntime } from "./src/runtime";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
@@ -89,7 +90,7 @@ async function main() {
         dev: config.web.NODE_ENV !== "production",
         https: config.api.SHELF_BASE_URL?.startsWith("https:"),
       });
-      return handleNext(req, res);
+      return withPageStatus(res, () => handleNext(req, res));
     },
     upgrade: app.getUpgradeHandler(),
     log,

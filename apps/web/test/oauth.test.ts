@@ -294,6 +294,25 @@ describe("OAuth for MCP clients", () => {
     await client.close();
   });
 
+  it("answers an unknown client_id with 400 and the page that says so, never a redirect", async () => {
+    const cookie = await signIn();
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: "shelfc_nobody_registered_this",
+      redirect_uri: "https://attacker.example/callback",
+      code_challenge: "a".repeat(43),
+      code_challenge_method: "S256",
+      resource: mcpUrl().href,
+    });
+    for (const headers of [{}, { cookie }] as Record<string, string>[]) {
+      const response = await fetch(`${server.url}/oauth/authorize?${query}`, { headers, redirect: "manual" });
+      expect(response.status).toBe(400);
+      expect(response.headers.get("location")).toBeNull();
+      expect(response.headers.get("content-type")).toContain("text/html");
+      expect(await response.text()).toContain("unknown client_id");
+    }
+  });
+
   it("sends a denial back as access_denied with state and iss", async () => {
     const provider = new TestProvider(await signIn(), "deny");
     const client = new Client({ name: "oauth-e2e", version: "1.0.0" });

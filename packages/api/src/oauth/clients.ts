@@ -173,6 +173,18 @@ export type MetadataDocuments = { resolve: (db: Database, clientId: string) => P
  * The client a `client_id` names: a registered one, or, for an https URL, its metadata document (fetched under
  * the SSRF rules of `metadata-documents.ts`). Null when there is none.
  */
+/**
+ * At the token and revocation endpoints a public client authenticates by naming itself: a client_id that no
+ * registration and no metadata document ever gave is `invalid_client` (RFC 6749 5.2), before any code or token is
+ * looked at.
+ */
+export async function assertKnownClient(db: Database, clientId: string): Promise<void> {
+  const known =
+    clientId.length <= 2000 &&
+    (await db.select({ id: oauthClients.id }).from(oauthClients).where(eq(oauthClients.id, clientId))).length > 0;
+  if (!known) throw new OAuthError("invalid_client", "The client_id is not one this server registered or knows.");
+}
+
 export async function findClient(
   db: Database,
   clientId: string,

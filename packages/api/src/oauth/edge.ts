@@ -10,7 +10,7 @@ import { RouteTable } from "../edge/routes";
 import type { Logger } from "../log";
 import type { RateLimiter } from "../rate-limit";
 import type { OAuthSettings } from "./authorize";
-import { registerClient } from "./clients";
+import { assertKnownClient, registerClient } from "./clients";
 import { OAuthError } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
 
@@ -151,6 +151,7 @@ export function createOAuthEdge(options: OAuthEdgeOptions): Edge {
       if (!token) throw new OAuthError("invalid_request", "token is required.");
       if (!clientId)
         throw new OAuthError("invalid_client", "client_id is required (public clients identify themselves).");
+      await assertKnownClient(db, clientId);
       await revokeToken(db, { token, clientId });
       return { status: 200, headers: { ...NO_STORE }, body: null };
     }
@@ -158,6 +159,7 @@ export function createOAuthEdge(options: OAuthEdgeOptions): Edge {
     if (!clientId)
       throw new OAuthError("invalid_client", "client_id is required (public clients identify themselves).");
     const grantType = form.get("grant_type");
+    if (grantType === "authorization_code" || grantType === "refresh_token") await assertKnownClient(db, clientId);
     const resource = form.get("resource") ?? undefined;
     let tokens: Awaited<ReturnType<typeof exchangeCode>>;
     if (grantType === "authorization_code") {

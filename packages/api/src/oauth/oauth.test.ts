@@ -316,7 +316,7 @@ describe("token endpoint", () => {
       { code_verifier: randomBytes(32).toString("base64url") },
       { redirect_uri: "http://127.0.0.1:45678/other" },
       { resource: "https://elsewhere.example/api/mcp" },
-      { client_id: "shelfc_someone_else" },
+      { client_id: await newClient() },
     ];
     for (const change of changes) {
       const grant = await approved();
@@ -326,6 +326,30 @@ describe("token endpoint", () => {
       expect(answer.body.error_description).toBeTruthy();
       expect((await exchange(grant)).status, "the code is spent").toBe(400);
     }
+  });
+
+  it("answers a client_id it does not know with 401 invalid_client, at the token and revocation endpoints (RFC 6749 5.2)", async () => {
+    const grant = await approved();
+    const stranger = await exchange(grant, { client_id: "shelfc_nobody_registered_this" });
+    expect(stranger.status).toBe(401);
+    expect(stranger.body).toMatchObject({
+      error: "invalid_client",
+      error_description: expect.stringContaining("client_id"),
+    });
+    const refresh = await token({
+      grant_type: "refresh_token",
+      refresh_token: "shelf_rt_x",
+      client_id: "shelfc_nobody",
+    });
+    expect({ status: refresh.status, error: refresh.body.error }).toEqual({ status: 401, error: "invalid_client" });
+    const revoked = await call(oauth, "/oauth/revoke", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: "shelf_at_x", client_id: "shelfc_nobody" }),
+    });
+    expect({ status: revoked.status, error: revoked.body.error }).toEqual({ status: 401, error: "invalid_client" });
+    // The code was never looked at: its own client still gets its tokens.
+    expect((await exchange(grant)).status).toBe(200);
   });
 
   it("refuses a code past its five minutes", async () => {
@@ -423,7 +447,7 @@ describe("where tokens work", () => {
       });
     expect((await revoke({ token: "shelf_at_unknown", client_id: grant.clientId })).status).toBe(200);
     // Another client cannot revoke it.
-    await revoke({ token: issued.body.access_token, client_id: "shelfc_other" });
+    await revoke({ token: issued.body.access_token, client_id: await newClient() });
     expect((await mcpInitialize(issued.body.access_token)).status).toBe(200);
     expect((await revoke({ token: issued.body.access_token, client_id: grant.clientId })).status).toBe(200);
     expect((await mcpInitialize(issued.body.access_token)).status).toBe(401);

@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { consentToken } from "../../../src/auth/consent-token";
 import { requireSession } from "../../../src/auth/session";
+import { setPageStatus } from "../../../src/page-status";
 import { getRuntime } from "../../../src/runtime";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -31,6 +32,8 @@ export default async function AuthorizePage({ searchParams }: Props) {
   const outcome = await checkAuthorizationRequest(runtime.db, runtime.oauth, query);
   const t = await getTranslations("consent");
   if (outcome.kind === "invalid") {
+    // Never a redirect (the client or its redirect URI is not sure), and an error: 400, as the page explains.
+    setPageStatus(400);
     return (
       <section className="narrow card">
         <h1>{t("invalidTitle")}</h1>
