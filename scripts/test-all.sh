@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every check and every test, the whole suite once on the embedded PostgreSQL and once on the system server.
+# Every check and every test: the whole suite on the embedded PostgreSQL, then the database-dependent suites (the
+# packages project) again on the system server. The browser, server and CLI suites (the web project) run once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -19,8 +20,8 @@ fi
 echo "== Test suite on the embedded PostgreSQL"
 env -u DATABASE_URL npx vitest run
 
-echo "== Test suite on the system PostgreSQL server"
-DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" SHELF_TEST_REUSE_BUILD=1 npx vitest run
+echo "== Database suites on the system PostgreSQL server"
+DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" npx vitest run --project packages
 
 echo "== Benchmark smoke run (1 s per scenario; the figures are not meaningful, the run must not fail)"
 SHELF_BENCH_SECONDS=1 SHELF_BENCH_WARMUP_SECONDS=0 SHELF_BENCH_DOWNLOAD_MB=64 SHELF_BENCH_OUTPUT="${TMPDIR:-/tmp}/shelf-bench-smoke.md" \
