@@ -166,7 +166,6 @@ async function main() {
     config,
     baseUrl,
     db: pool.db,
-    accountApi,
     log,
     guessLimits,
     authSecret,

@@ -1,5 +1,4 @@
 import type { GuessLimits, Logger, OAuthSettings } from "@shelf/api";
-import type { Edge } from "@shelf/api/edge";
 import type { Database } from "@shelf/db";
 import type { WebConfig } from "./env";
 
@@ -9,7 +8,6 @@ export type WebRuntime = {
   /** The public base URL links are built from. */
   baseUrl: string;
   db: Database;
-  accountApi: Edge;
   log: Logger;
   /** Limits on guessing through the pages (passwords, device sign-in codes), shared through Redis when set. */
   guessLimits: GuessLimits;

@@ -15,7 +15,6 @@ export type AccountAbility = (typeof accountAbilities)[number];
 
 /** Operator abilities: they may be stored on a key, but do nothing on an ordinary account's key. */
 export const operatorAbilities = ["support.staff", "commerce.staff", "design.staff"] as const;
-export type OperatorAbility = (typeof operatorAbilities)[number];
 
 export const allAbilities = [...accountAbilities, ...operatorAbilities] as const;
 export type Ability = (typeof allAbilities)[number];
@@ -32,7 +31,3 @@ export const defaultAbilities = {
     "support.report",
   ],
 } as const satisfies Record<"created" | "device", readonly AccountAbility[]>;
-
-export function isAbility(value: string): value is Ability {
-  return (allAbilities as readonly string[]).includes(value);
-}

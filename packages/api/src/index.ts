@@ -56,7 +56,7 @@ export * as productAdmin from "./routers/products/admin-service";
 export * as publishing from "./routers/products/publish";
 export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";
-export * as reportAdmin from "./routers/reports/errors";
+export * as reportAdmin from "./routers/reports/crash-reports";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
 export {
   loadSigningKeyring,

@@ -98,8 +98,8 @@ export type Meta = OpenApiMeta & {
   successStatus?: 201 | 202 | 204;
   /** Another success status the procedure may choose (`ctx.res.status`), with what it means; documented beside. */
   alternateSuccess?: { status: 200 | 201; description: string };
-  /** A plain (non-JSON) REST route, served by the edge through the same procedure. */
-  rest?: PlainRouteMeta;
+  /** A plain (non-JSON) route: a file, CSS, a feed, a redirect. Served by the edge through the same procedure. */
+  plain?: PlainRouteMeta;
   /** Error codes this endpoint answers beyond those its ability and product rules imply; the document lists them. */
   errors?: DomainErrorCode[];
   /**

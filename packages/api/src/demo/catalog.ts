@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryDependency, GrantType, Manual, ReleaseChannel } from "@shelf/db/schema";
+import type { DeliveryDependency, GrantType, Manual, ProductDelivery, ReleaseChannel } from "@shelf/db/schema";
 import { emptyPayload } from "../routers/products/format";
 
 /** The demo data set: plain data, so what the demo shows can be read (and changed) in one place. */
@@ -59,7 +59,7 @@ export type DemoProduct = {
   published: boolean;
   platforms: string[];
   runtime: string | null;
-  delivery: Delivery | null;
+  delivery: ProductDelivery | null;
   manual: Manual | null;
   heroPath: string | null;
   heroAlt: string | null;
@@ -82,7 +82,10 @@ export type DemoProduct = {
   entitlement?: { grantType: GrantType; state?: "expired" | "window-over" };
 };
 
-const payload = (values: Partial<Delivery["payload"]>): Delivery["payload"] => ({ ...emptyPayload, ...values });
+const payload = (values: Partial<ProductDelivery["payload"]>): ProductDelivery["payload"] => ({
+  ...emptyPayload,
+  ...values,
+});
 
 const dependency = (values: Partial<DeliveryDependency> & Pick<DeliveryDependency, "kind">): DeliveryDependency => ({
   name: null,
@@ -96,7 +99,7 @@ const git = dependency({ kind: "executable", name: "git", version_constraint: ">
 const macos13 = dependency({ kind: "macos-version", version_constraint: ">=13.0" });
 const universal = dependency({ kind: "architecture", architectures: ["arm64", "x86_64"] });
 
-function macApp(name: string, bundleId: string, artifact: string): Delivery {
+function macApp(name: string, bundleId: string, artifact: string): ProductDelivery {
   return {
     schema_version: 1,
     strategy: "macos-app",
@@ -109,7 +112,7 @@ function macApp(name: string, bundleId: string, artifact: string): Delivery {
   };
 }
 
-function agentSkill(slug: string, artifact: string): Delivery {
+function agentSkill(slug: string, artifact: string): ProductDelivery {
   return {
     schema_version: 1,
     strategy: "agent-skill",
@@ -122,7 +125,7 @@ function agentSkill(slug: string, artifact: string): Delivery {
   };
 }
 
-function binary(executable: string, artifact: string, dependencies: DeliveryDependency[]): Delivery {
+function binary(executable: string, artifact: string, dependencies: DeliveryDependency[]): ProductDelivery {
   return {
     schema_version: 1,
     strategy: "binary",

@@ -100,7 +100,7 @@ function manualOperation(route: EdgeRoute) {
   const names = new Set(route.params.map((param) => param.name));
   const pick = (inPath: boolean) =>
     z.object(Object.fromEntries(Object.entries(shape).filter(([name]) => names.has(name) === inPath)));
-  const http = route.meta.openapi ?? route.meta.rest;
+  const http = route.meta.openapi ?? route.meta.plain;
   const documented = jsonTextSchema(route.output);
   return {
     operationId: route.procedure.replace(/\./g, "-"),
@@ -140,7 +140,7 @@ function successResponses(route: EdgeRoute, operation: Operation, kinds: PlainKi
       responses[String(alternate.status)] = { ...generated, description: alternate.description, headers: rateLimit };
     }
   } else {
-    const types = route.meta.rest?.contentTypes ?? [];
+    const types = route.meta.plain?.contentTypes ?? [];
     const schema = kinds.includes("file") ? { type: "string", format: "binary" } : { type: "string" };
     if (kinds.includes("file") || kinds.includes("text")) {
       const fileHeaders = kinds.includes("file")

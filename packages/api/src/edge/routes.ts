@@ -51,9 +51,9 @@ export function collectRoutes(router: AnyRouter): EdgeRoute[] {
   for (const [name, procedure] of Object.entries(procedures)) {
     const def = procedure._def as { meta?: Meta; inputs?: unknown[]; output?: unknown };
     const meta = def.meta ?? {};
-    const http = meta.openapi ?? meta.rest;
+    const http = meta.openapi ?? meta.plain;
     if (!http) continue;
-    if (meta.openapi && meta.rest) throw new Error(`${name}: declare either openapi or rest, not both`);
+    if (meta.openapi && meta.plain) throw new Error(`${name}: declare either openapi or plain, not both`);
     if (meta.ability === "signed-in") throw new Error(`${name}: a signed-in procedure serves the pages, never REST`);
     routes.push({
       procedure: name,

@@ -43,7 +43,7 @@ export function createTestRouter(options: { filesDir: string }) {
       .meta({
         ability: "products.read",
         product: "visible",
-        rest: {
+        plain: {
           method: "GET",
           path: "/api/test/products/{product}/note.txt",
           contentTypes: ["text/plain"],
@@ -137,7 +137,7 @@ export function createTestRouter(options: { filesDir: string }) {
     file: accountProcedure
       .meta({
         ability: "any-key",
-        rest: {
+        plain: {
           method: "GET",
           path: "/api/test/files/{name+}",
           contentTypes: ["application/octet-stream"],
@@ -172,7 +172,7 @@ export function createTestRouter(options: { filesDir: string }) {
     away: publicProcedure
       .meta({
         ability: "public",
-        rest: {
+        plain: {
           method: "GET",
           path: "/api/test/away",
           contentTypes: [],

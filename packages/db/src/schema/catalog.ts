@@ -33,7 +33,7 @@ export type DeliveryDependency = {
   architectures: string[];
   bundle_id: string | null;
 };
-export type Delivery = {
+export type ProductDelivery = {
   schema_version: number;
   strategy: DeliveryStrategy;
   payload: DeliveryPayload;
@@ -95,7 +95,7 @@ export const products = pgTable(
     published: boolean().notNull().default(true),
     primaryCategoryId: integer().references(() => categories.id, { onDelete: "set null" }),
     contentLocale: text(),
-    delivery: jsonb().$type<Delivery>(),
+    delivery: jsonb().$type<ProductDelivery>(),
     manual: jsonb().$type<Manual>(),
     runtime: text(),
     platforms: text().array().notNull().default(sql`'{}'::text[]`),

@@ -13,8 +13,7 @@ import {
 import type { GrantType } from "../enums";
 import { accounts } from "./accounts";
 import { products } from "./catalog";
-import { orderItems, orders } from "./commerce";
-import { subscriptions } from "./subscriptions";
+import { orderItems, orders, subscriptions } from "./commerce";
 
 export const bundles = pgTable(
   "bundles",

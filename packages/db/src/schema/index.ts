@@ -11,4 +11,3 @@ export * from "./relations";
 export * from "./releases";
 export * from "./reports";
 export * from "./sign-in";
-export * from "./subscriptions";

@@ -9,13 +9,12 @@ import {
   productTags,
   tags,
 } from "./catalog";
-import { orderItems, orders, paymentMethods } from "./commerce";
+import { orderItems, orders, paymentMethods, subscriptions } from "./commerce";
 import { setupProgress } from "./devices";
 import { bundleProducts, bundles, entitlements } from "./entitlements";
 import { apiKeys } from "./keys";
 import { mcpServers, mcpTools } from "./mcp";
 import { releases } from "./releases";
-import { subscriptions } from "./subscriptions";
 
 export const accountsRelations = relations(accounts, ({ many }) => ({
   entitlements: many(entitlements),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deliveryOf } from "../../delivery/procedure";
+import { deliveryOf } from "../../context";
 import { jwks } from "../../signing/jws";
 import { accountProcedure, publicProcedure, router } from "../../trpc";
 import { ClientConfigData, JwksData } from "./schemas";

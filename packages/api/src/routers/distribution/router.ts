@@ -1,6 +1,6 @@
 import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
-import { deliveryOf } from "../../delivery/procedure";
+import { deliveryOf } from "../../context";
 import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { IdParam } from "../../schemas/common";
 import { publicProcedure, router } from "../../trpc";
@@ -15,7 +15,7 @@ export const distributionRouter = router({
     .meta({
       ability: "device.install",
       anonymous: true,
-      rest: {
+      plain: {
         method: "GET",
         path: "/distribution/v1/products/{id}/appcast.xml",
         contentTypes: ["application/rss+xml"],
@@ -39,7 +39,7 @@ export const distributionRouter = router({
     .meta({
       ability: "device.install",
       anonymous: true,
-      rest: {
+      plain: {
         method: "GET",
         path: "/distribution/v1/releases/{release}/download",
         contentTypes: ["application/octet-stream"],
@@ -61,7 +61,7 @@ export const distributionRouter = router({
   file: publicProcedure
     .meta({
       ability: "public",
-      rest: {
+      plain: {
         method: "GET",
         path: "/distribution/v1/files/{token}/{filename}",
         contentTypes: ["application/octet-stream"],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deliveryOf } from "../../delivery/procedure";
+import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { answerLanguageOf } from "../../language";
 import { accountProcedure, router } from "../../trpc";

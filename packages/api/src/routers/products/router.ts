@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { z } from "zod";
-import { deliveryOf } from "../../delivery/procedure";
+import { deliveryOf } from "../../context";
 import { FileOutput, TextOutput } from "../../plain";
 import { accountProcedure, type ExampleContext, router } from "../../trpc";
 import { bundle, contentAsset, installPlan, listContentAssets } from "./delivery";
@@ -112,7 +112,7 @@ export const productsRouter = router({
     .meta({
       ability: "products.read",
       product: "entitled",
-      rest: {
+      plain: {
         method: "GET",
         path: "/api/products/{product}/bundle",
         contentTypes: ["application/octet-stream"],
@@ -146,7 +146,7 @@ export const productsRouter = router({
     .meta({
       ability: "products.read",
       product: "entitled",
-      rest: {
+      plain: {
         method: "GET",
         path: "/api/products/{product}/content-assets/{path+}",
         contentTypes: ["application/octet-stream"],
@@ -175,7 +175,7 @@ export const productsRouter = router({
   contentCss: accountProcedure
     .meta({
       ability: "products.read",
-      rest: {
+      plain: {
         method: "GET",
         path: "/api/product-content.css",
         contentTypes: ["text/css"],

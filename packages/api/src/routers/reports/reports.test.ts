@@ -9,7 +9,7 @@ import { createRateLimiter } from "../../rate-limit";
 import { createAccountWithKey, createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
-import { errorFingerprint, errorGroups } from "./errors";
+import { errorFingerprint, errorGroups } from "./crash-reports";
 import { ErrorReportData, MAX_BUNDLE_BYTES, SupportReportData } from "./schemas";
 
 let testDb: TestDatabase;

@@ -1,8 +1,8 @@
-import { deliveryOf } from "../../delivery/procedure";
+import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { UploadedFileSchema } from "../../schemas/upload";
 import { accountProcedure, publicProcedure, router } from "../../trpc";
-import { recordErrorReport } from "./errors";
+import { recordErrorReport } from "./crash-reports";
 import {
   ErrorReportData,
   ErrorReportInput,
