@@ -15,6 +15,7 @@ import {
   subscriptionCreate,
 } from "./commands/commerce";
 import { demo } from "./commands/demo";
+import { designDocList, designTokenCreate, designTokenList, designTokenRevoke } from "./commands/design";
 import { deviceDeactivate, deviceList } from "./commands/device";
 import { entitlementGrant } from "./commands/entitlement";
 import { housekeeping } from "./commands/housekeeping";
@@ -54,6 +55,10 @@ export const commands: Command[] = [
   policyRestore,
   signingPublicKey,
   signingRotate,
+  designTokenCreate,
+  designTokenList,
+  designTokenRevoke,
+  designDocList,
   demo,
 ];
 

@@ -34,6 +34,11 @@ export const domainErrors = {
     status: 403,
     message: "The download link has expired: ask the API for a new one (install plan or release download).",
   },
+  missing_design_role: { status: 403, message: "The design token lacks the role this endpoint needs." },
+  review_of_own_version: {
+    status: 403,
+    message: "A version is reviewed by another token than the one that wrote it.",
+  },
   not_found: { status: 404, message: "Not found." },
   install_not_available: { status: 404, message: "There is nothing to install for this product." },
   order_not_found: { status: 404, message: "Order not found." },
@@ -44,6 +49,10 @@ export const domainErrors = {
     message: "Every device seat of this product is taken: release a device to activate this one.",
   },
   conflict: { status: 409, message: "The request conflicts with the current state." },
+  stale_base_version: {
+    status: 409,
+    message: "base_version is not the document's newest version: write on the newest version (latest_version).",
+  },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send the body as application/json." },
   range_not_satisfiable: { status: 416, message: "No requested range lies within the file." },

@@ -3,6 +3,7 @@ export { ACCOUNT_API_DOCUMENT, createAccountApiEdge, createAccountMcpEdge } from
 export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { Caller, CallerType, Credential } from "./auth/caller";
 export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
+export { type DesignCaller, resolveDesignToken } from "./auth/design-token";
 export { createGuessLimits, type GuessLimits, type SignInLimits } from "./auth/guess-limits";
 export { hashPassword, needsRehash, verifyPassword } from "./auth/password";
 export {
@@ -47,6 +48,8 @@ export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
 export * as policyAdmin from "./routers/client-config/admin-service";
+export * as designDocs from "./routers/design-docs/service";
+export * as designTokens from "./routers/design-tokens/admin-service";
 export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";

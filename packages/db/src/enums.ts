@@ -33,3 +33,15 @@ export type DeviceSignInStatus = (typeof deviceSignInStatuses)[number];
 /** How an OAuth client came to be known: dynamic registration, or a client ID metadata document it points to. */
 export const oauthClientRegistrations = ["dynamic", "metadata_document"] as const;
 export type OAuthClientRegistration = (typeof oauthClientRegistrations)[number];
+
+/** What a design agent token may do on the design host (contract 5.12): each route names the role it needs. */
+export const designRoles = ["collect", "read", "write", "review"] as const;
+export type DesignRole = (typeof designRoles)[number];
+
+/** A review's verdict on a submitted design document version (contract section 3, effect 3). */
+export const designVerdicts = ["approved", "changes_requested", "rejected"] as const;
+export type DesignVerdict = (typeof designVerdicts)[number];
+
+/** Where a design document version stands: written, put up for review, or reviewed (its verdict). */
+export const designVersionStatuses = ["draft", "submitted", ...designVerdicts] as const;
+export type DesignVersionStatus = (typeof designVersionStatuses)[number];

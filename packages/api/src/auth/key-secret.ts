@@ -23,6 +23,11 @@ export function generateKeySecret(brand: string): string {
   return `${brand}_${base58(RANDOM_LENGTH, () => randomBytes(RANDOM_LENGTH * 2))}`;
 }
 
+/** A design agent token: the brand, `_design_`, and 187 random bits in base58 (see DESIGN_TOKEN_PATTERN). */
+export function generateDesignTokenSecret(brand: string): string {
+  return `${brand}_design_${base58(RANDOM_LENGTH, () => randomBytes(RANDOM_LENGTH * 2))}`;
+}
+
 /**
  * A key derived from a secret seed and a purpose (HMAC-SHA256 in counter mode): the same seed gives the same key.
  * Only for the demo key, so that every process sharing a data folder prints the same working key.

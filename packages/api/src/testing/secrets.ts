@@ -1,7 +1,7 @@
 import { appendFileSync } from "node:fs";
 import { hashSecret } from "../auth/key-secret";
 
-const KEY_SHAPED = /\b[a-z][a-z0-9]{1,11}_[1-9A-HJ-NP-Za-km-z]{32}\b/g;
+const KEY_SHAPED = /\b[a-z][a-z0-9]{1,11}_(?:design_)?[1-9A-HJ-NP-Za-km-z]{32}\b/g;
 
 /**
  * Remembers a key the tests created, and its hash, so that the end of the run can check no log line holds either

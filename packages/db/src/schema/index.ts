@@ -3,6 +3,7 @@ export * from "./accounts";
 export * from "./catalog";
 export * from "./client-policy";
 export * from "./commerce";
+export * from "./design";
 export * from "./devices";
 export * from "./entitlements";
 export * from "./keys";

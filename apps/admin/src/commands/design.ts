@@ -1,0 +1,112 @@
+import { designDocs, designTokens } from "@shelf/api";
+import { type DesignRole, designRoles } from "@shelf/db/enums";
+import { optionalDate, optionalList, requiredInteger, requiredString, UsageError } from "../args";
+import type { Command } from "../command";
+
+function roles(list: string[] | undefined): DesignRole[] {
+  if (!list) throw new UsageError(`--roles is required: one or more of ${designRoles.join(", ")}.`);
+  const unknown = list.filter((role) => !(designRoles as readonly string[]).includes(role));
+  if (unknown.length > 0) {
+    throw new UsageError(`--roles: unknown role ${unknown.join(", ")}; the roles are ${designRoles.join(", ")}.`);
+  }
+  return list as DesignRole[];
+}
+
+export const designTokenCreate: Command = {
+  name: "design-token:create",
+  summary: "Create a design agent token and print it once",
+  synopsis: "--name N --roles collect,read,write,review [--expires ISO]",
+  details: [
+    "Design tokens work only on the design host; account API keys and OAuth tokens do not work there.",
+    "collect: collect runs; read: documents and the manifest; write: draft and submit versions; review: verdicts.",
+  ],
+  options: { name: { type: "string" }, roles: { type: "string" }, expires: { type: "string" } },
+  prepare(values) {
+    const name = requiredString(values, "name");
+    const chosen = roles(optionalList(values, "roles"));
+    const expiresAt = optionalDate(values, "expires");
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new UsageError(`--expires must be in the future, got ${expiresAt.toISOString()}.`);
+    }
+    return async ({ db, brand }) => {
+      const { token, record } = await designTokens.createDesignToken(db, { name, roles: chosen, expiresAt }, brand);
+      return {
+        json: { id: record.id, token, name: record.name, roles: record.roles, expires_at: record.expires_at },
+        text: [
+          `Created design token ${record.id} "${record.name}".`,
+          `  prefix   ${record.prefix}`,
+          `  roles    ${record.roles.join(", ")}`,
+          `  expires  ${record.expires_at ?? "never"}`,
+          `  token    ${token}`,
+          "The token is shown only this once: store it now.",
+        ].join("\n"),
+      };
+    };
+  },
+};
+
+export const designTokenList: Command = {
+  name: "design-token:list",
+  summary: "List design agent tokens (never the tokens themselves)",
+  synopsis: "",
+  options: {},
+  prepare() {
+    return async ({ db }) => {
+      const tokens = await designTokens.listDesignTokens(db);
+      const state = (token: (typeof tokens)[number]) =>
+        token.revoked_at ? `revoked ${token.revoked_at}` : token.expires_at ? `expires ${token.expires_at}` : "live";
+      return {
+        json: { tokens },
+        text: [
+          `${tokens.length} design token(s):`,
+          ...tokens.map(
+            (token) =>
+              `  ${String(token.id).padStart(4)}  ${token.prefix}…  ${token.name}  [${token.roles.join(",")}]  ${state(token)}  last used ${token.last_used_at ?? "never"}`,
+          ),
+        ].join("\n"),
+      };
+    };
+  },
+};
+
+export const designTokenRevoke: Command = {
+  name: "design-token:revoke",
+  summary: "Revoke a design agent token by id (refused from its next request on)",
+  synopsis: "--id ID",
+  options: { id: { type: "string" } },
+  prepare(values) {
+    const id = requiredInteger(values, "id", { min: 1 });
+    return async ({ db }) => {
+      const record = await designTokens.revokeDesignToken(db, id);
+      return { json: record, text: `Revoked design token ${record.id} (${record.prefix}) at ${record.revoked_at}.` };
+    };
+  },
+};
+
+export const designDocList: Command = {
+  name: "design-doc:list",
+  summary: "List design documents with their current, latest and pending versions",
+  synopsis: "",
+  options: {},
+  prepare() {
+    return async ({ db }) => {
+      const documents: Awaited<ReturnType<typeof designDocs.listDocuments>>["items"] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await designDocs.listDocuments(db, { cursor, limit: 100 });
+        documents.push(...page.items);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return {
+        json: { documents },
+        text: [
+          `${documents.length} design document(s):`,
+          ...documents.map(
+            (document) =>
+              `  ${document.slug}  "${document.title}"  current ${document.current_version ?? "none"}, latest ${document.latest_version}, pending ${document.pending_versions.join(",") || "none"}  updated ${document.updated_at}`,
+          ),
+        ].join("\n"),
+      };
+    };
+  },
+};
