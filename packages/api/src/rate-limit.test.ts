@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRateLimiter } from "./rate-limit";
+import { createRateLimiter, type RateLimiter } from "./rate-limit";
 import { createAccountWithKey, createApiClient } from "./testing";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let testDb: TestDatabase;
 beforeAll(async () => {
@@ -93,6 +94,28 @@ describe("rate limit", () => {
       expect(decisions.filter((decision) => !decision.allowed)).toHaveLength(3);
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));
+    }
+  });
+
+  it("lets every instance through again as soon as the shared window ends", async () => {
+    const name = `test-${randomBytes(4).toString("hex")}`;
+    const [quiet, busy] = [0, 1].map(() =>
+      createRateLimiter({ points: 2, windowSeconds: 2, redisUrl: REDIS_URL, name }),
+    ) as [RateLimiter, RateLimiter];
+    try {
+      expect(await Promise.all([quiet.ready(), busy.ready()])).toEqual([true, true]);
+      const windowStart = Date.now();
+      expect((await quiet.consume("key:9")).allowed).toBe(true);
+      // Half-way through the window one instance is hammered far past the limit.
+      await pause(1000);
+      const hammered = [];
+      for (let i = 0; i < 6; i++) hammered.push((await busy.consume("key:9")).allowed);
+      expect(hammered).toEqual([true, false, false, false, false, false]);
+      await pause(windowStart + 2300 - Date.now());
+      expect((await quiet.consume("key:9")).allowed).toBe(true);
+      expect((await busy.consume("key:9")).allowed).toBe(true);
+    } finally {
+      await Promise.all([quiet.close(), busy.close()]);
     }
   });
 });

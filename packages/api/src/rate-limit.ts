@@ -49,7 +49,7 @@ type Lease = {
  * from memory, so most requests cost no round trip. Leases are consumed in Redis before they are used, so the limit
  * is never exceeded; an idle instance's unused lease (fewer than a lease's points) only makes the window end a
  * little early. A lease that would overshoot is handed back and the request falls back to consuming one point.
- * Keys far over the limit are blocked in memory, and if Redis is unreachable the in-memory insurance limiter keeps
+ * Keys far over the limit are blocked in memory until the window ends, and if Redis is unreachable the in-memory insurance limiter keeps
  * limiting per instance instead of failing requests.
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
@@ -76,8 +76,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     points,
     duration,
     keyPrefix,
+    // No inMemoryBlockDuration: the block then ends with the store's window. A whole window counted from the moment
+    // of blocking outlived it, and this instance kept refusing a key the others served again.
     inMemoryBlockOnConsumed: points + leaseSize,
-    inMemoryBlockDuration: duration,
     insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: `${keyPrefix}:insurance` }),
   });
   const leases = new Map<string, Lease>();
