@@ -5,17 +5,11 @@ import { startDbProxy } from "../testing/db-proxy";
 
 let testDb: TestDatabase;
 let proxy: Awaited<ReturnType<typeof startDbProxy>>;
-let viaProxy: string;
 let health: DatabaseHealth | undefined;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  const target = new URL(testDb.url);
-  proxy = await startDbProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  const url = new URL(testDb.url);
-  url.hostname = "127.0.0.1";
-  url.port = String(proxy.port);
-  viaProxy = url.toString();
+  proxy = await startDbProxy(testDb.url);
 });
 afterEach(async () => {
   await health?.close();
@@ -40,7 +34,7 @@ async function comesBackWithin(watched: DatabaseHealth, ms: number): Promise<boo
 describe("the database health monitor after an outage", () => {
   it("keeps probing while its last failed answer is still fresh enough to be reused", async () => {
     // Probes every 100 ms, answers reused for 5 s: every timer fires while the last failure is cached.
-    health = createDatabaseHealth(viaProxy, { probeTimeoutMs: 500, probeIntervalMs: 100, maxAgeMs: 5000 });
+    health = createDatabaseHealth(proxy.url, { probeTimeoutMs: 500, probeIntervalMs: 100, maxAgeMs: 5000 });
     await proxy.cut();
     health.reportFailure("test outage");
     await pause(800);
@@ -53,7 +47,7 @@ describe("the database health monitor after an outage", () => {
 
   it("comes back by itself after each of many refused and frozen outages", async () => {
     // The production proportions (interval = cache age), scaled down, so that timers and cache ages meet as they do.
-    const watched = createDatabaseHealth(viaProxy, { probeTimeoutMs: 300, probeIntervalMs: 200, maxAgeMs: 200 });
+    const watched = createDatabaseHealth(proxy.url, { probeTimeoutMs: 300, probeIntervalMs: 200, maxAgeMs: 200 });
     health = watched;
     const stuck: number[] = [];
     for (let outage = 0; outage < 16; outage++) {
