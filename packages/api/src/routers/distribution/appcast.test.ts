@@ -233,7 +233,10 @@ describe("release downloads", () => {
     const { key, stable } = await sparkleApp();
     const location = (await download(stable.id, key)).headers.get("location") as string;
     const proxy = await startDbProxy(testDb.url);
-    const pool = createDb(proxy.url, { max: 2, timeouts: { connectSeconds: 1, statementMs: 1000 } });
+    const pool = createDb(proxy.url, {
+      max: 2,
+      timeouts: { connectSeconds: 1, statementMs: 1000, idleInTransactionMs: 5000 },
+    });
     const health = createDatabaseHealth(proxy.url, { probeTimeoutMs: 500, probeIntervalMs: 60_000 });
     const edge = createAccountApiEdge({
       db: pool.db,
