@@ -148,7 +148,7 @@ describe("a frozen Redis", () => {
     return (await limiter.store()).reachable;
   }
 
-  it("limits keyed requests in memory within a second, says it is unreachable, and uses Redis again once thawed", async () => {
+  it("limits keyed requests in memory within a second, reports Redis down, and uses it again once thawed", async () => {
     const limiter = createRateLimiter({ points: 3, redisUrl: redis.url, name: "frozen" });
     const holder = await createAccountWithKey(testDb.db);
     const request = createApiClient(testDb.db, { rateLimiter: limiter });

@@ -16,7 +16,7 @@ export type RateLimiter = {
   readonly storeCalls: number;
   /** Resolves once the shared store is connected (at once for the in-memory limiter); false after a timeout. */
   ready: (timeoutMs?: number) => Promise<boolean>;
-  /** Where the counts live, and whether that store answers now (Redis down or frozen: counted per instance meanwhile). */
+  /** Where the counts live, and whether that store answers now (if not, counts are per instance meanwhile). */
   store: () => Promise<{ mode: "memory" | "redis"; reachable: boolean }>;
   close: () => Promise<void>;
 };
