@@ -100,8 +100,7 @@ async function main() {
       metrics,
       metricsToken: config.web.SHELF_METRICS_TOKEN,
       readiness: async () => {
-        const [db, artifacts] = await Promise.all([health.check(), artifactsReady()]);
-        const store = rateLimiter.store();
+        const [db, artifacts, store] = await Promise.all([health.check(), artifactsReady(), rateLimiter.store()]);
         return {
           ready: db.reachable && db.migrated && store.reachable && artifacts.reachable,
           checks: { database: db, rate_limit_store: store, artifact_store: artifacts },

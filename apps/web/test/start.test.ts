@@ -1,5 +1,7 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,4 +96,79 @@ describe("the build check of npm start", () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+/** Whether any process of the group is left. */
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("stopping npm start", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "%s to the npm process alone drains and stops the server and the embedded PostgreSQL",
+    async (signal) => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-npm-start-"));
+      const { DATABASE_URL: _, ...env } = process.env;
+      // As operators and process managers run it: `npm start` at the root, its own process group.
+      const npm = spawn("npm", ["start"], {
+        cwd: path.resolve(webDir, "../.."),
+        env: { ...env, PORT: "0", HOST: "127.0.0.1", SHELF_DATA_DIR: dataDir, SHELF_SKIP_BUILD: "true" },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const group = npm.pid as number;
+      let output = "";
+      npm.stdout.on("data", (chunk) => {
+        output += chunk;
+      });
+      npm.stderr.on("data", (chunk) => {
+        output += chunk;
+      });
+      // "close": every process holding its output is gone, and all it wrote has been read.
+      const exited = once(npm, "close");
+      try {
+        const deadline = Date.now() + 90_000;
+        while (!/running at http:\/\/localhost:\d+/.test(output)) {
+          if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`npm start did not start:\n${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const port = Number(/running at http:\/\/localhost:(\d+)/.exec(output)?.[1]);
+        const databasePort = Number(/embedded PostgreSQL on port (\d+)/.exec(output)?.[1]);
+        expect(await accepts(port)).toBe(true);
+        expect(await accepts(databasePort)).toBe(true);
+
+        npm.kill(signal);
+        const [code] = await Promise.race([
+          exited,
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error(`npm did not exit:\n${output}`)), 30_000),
+          ),
+        ]);
+        // 0 only from the server's own shutdown (drained, pool and database closed), never from a killed process.
+        expect(code).toBe(0);
+        expect(await accepts(port)).toBe(false);
+        expect(await accepts(databasePort)).toBe(false);
+        expect(groupAlive(group)).toBe(false);
+      } finally {
+        if (groupAlive(group)) process.kill(-group, "SIGKILL");
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    150_000,
+  );
 });

@@ -1,6 +1,7 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimitDecision } from "./rate-limit";
+import { closeRedis, connectRedis, redisReady } from "./redis-client";
 
 /**
  * Attempts at something guessable (a password, a user code), counted per key in a window: in memory for one
@@ -37,9 +38,8 @@ export function createAttemptLimiter(options: AttemptLimiterOptions): AttemptLim
   let redis: Redis | undefined;
   let limiter: RateLimiterMemory | RateLimiterRedis;
   if (options.redisUrl) {
-    redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    redis.on("error", () => {});
-    // Redis down: counted per instance meanwhile, never let through uncounted.
+    redis = connectRedis(options.redisUrl);
+    // Redis down or frozen: counted per instance meanwhile, never let through uncounted.
     limiter = new RateLimiterRedis({
       storeClient: redis,
       points,
@@ -67,19 +67,9 @@ export function createAttemptLimiter(options: AttemptLimiterOptions): AttemptLim
     async giveBack(key) {
       await limiter.reward(key, 1);
     },
-    async ready(timeoutMs = 5000) {
-      if (!redis || redis.status === "ready") return true;
-      const connection = redis;
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), timeoutMs);
-        connection.once("ready", () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-    },
-    async close() {
-      if (redis) await redis.quit().catch(() => redis?.disconnect());
+    ready: async (timeoutMs) => (redis ? redisReady(redis, timeoutMs) : true),
+    close: async () => {
+      if (redis) await closeRedis(redis);
     },
   };
 }

@@ -81,8 +81,8 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
     help: "1 while the shared rate-limit store (Redis) answers; always 1 in memory",
     labelNames: ["mode"],
     registers,
-    collect() {
-      const store = rateLimiter?.store();
+    async collect() {
+      const store = await rateLimiter?.store();
       if (store) this.set({ mode: store.mode }, store.reachable ? 1 : 0);
     },
   });

@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRateLimiter } from "./rate-limit";
+import { createAttemptLimiter } from "./attempt-limit";
+import { createRateLimiter, type RateLimiter } from "./rate-limit";
 import { createAccountWithKey, createApiClient } from "./testing";
+import { startPrivateRedis } from "./testing/private-redis";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let testDb: TestDatabase;
 beforeAll(async () => {
@@ -93,6 +96,99 @@ describe("rate limit", () => {
       expect(decisions.filter((decision) => !decision.allowed)).toHaveLength(3);
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));
+    }
+  });
+
+  it("lets every instance through again as soon as the shared window ends", async () => {
+    const name = `test-${randomBytes(4).toString("hex")}`;
+    const [quiet, busy] = [0, 1].map(() =>
+      createRateLimiter({ points: 2, windowSeconds: 2, redisUrl: REDIS_URL, name }),
+    ) as [RateLimiter, RateLimiter];
+    try {
+      expect(await Promise.all([quiet.ready(), busy.ready()])).toEqual([true, true]);
+      const windowStart = Date.now();
+      expect((await quiet.consume("key:9")).allowed).toBe(true);
+      // Half-way through the window one instance is hammered far past the limit.
+      await pause(1000);
+      const hammered = [];
+      for (let i = 0; i < 6; i++) hammered.push((await busy.consume("key:9")).allowed);
+      expect(hammered).toEqual([true, false, false, false, false, false]);
+      await pause(windowStart + 2300 - Date.now());
+      expect((await quiet.consume("key:9")).allowed).toBe(true);
+      expect((await busy.consume("key:9")).allowed).toBe(true);
+    } finally {
+      await Promise.all([quiet.close(), busy.close()]);
+    }
+  });
+});
+
+describe("a frozen Redis", () => {
+  let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(() => redis?.stop());
+
+  /** A hang fails the test with what it was waiting for, instead of running into the test's own time limit. */
+  async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function answersAgainWithin(limiter: RateLimiter, ms: number): Promise<boolean> {
+    const until = Date.now() + ms;
+    while (!(await limiter.store()).reachable && Date.now() < until) await pause(100);
+    return (await limiter.store()).reachable;
+  }
+
+  it("limits keyed requests in memory within a second, reports Redis down, and uses it again once thawed", async () => {
+    const limiter = createRateLimiter({ points: 3, redisUrl: redis.url, name: "frozen" });
+    const holder = await createAccountWithKey(testDb.db);
+    const request = createApiClient(testDb.db, { rateLimiter: limiter });
+    try {
+      expect(await limiter.ready()).toBe(true);
+      expect(await limiter.store()).toEqual({ mode: "redis", reachable: true });
+      redis.freeze();
+      const started = Date.now();
+      const statuses = [];
+      for (let i = 0; i < 4; i++) {
+        statuses.push((await within(3000, "a keyed request", request("/api/library", { key: holder.key }))).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(await within(3000, "the store's state", limiter.store())).toEqual({ mode: "redis", reachable: false });
+      redis.thaw();
+      expect(await answersAgainWithin(limiter, 5000)).toBe(true);
+      const callsBefore = limiter.storeCalls;
+      expect((await limiter.consume("key:after-thaw")).allowed).toBe(true);
+      expect(limiter.storeCalls).toBeGreaterThan(callsBefore);
+    } finally {
+      redis.thaw();
+      await limiter.close();
+    }
+  });
+
+  it("counts guesses in memory within a second", async () => {
+    const limiter = createAttemptLimiter({ attempts: 2, windowSeconds: 60, redisUrl: redis.url, name: "frozen" });
+    try {
+      expect(await limiter.ready()).toBe(true);
+      redis.freeze();
+      const started = Date.now();
+      const decisions = [];
+      for (let i = 0; i < 3; i++) decisions.push((await within(3000, "a guess", limiter.take("account:1"))).allowed);
+      expect(decisions).toEqual([true, true, false]);
+      await within(3000, "a guess given back", limiter.giveBack("account:1"));
+      expect(Date.now() - started).toBeLessThan(2500);
+    } finally {
+      redis.thaw();
+      await limiter.close();
     }
   });
 });

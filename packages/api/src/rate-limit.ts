@@ -1,5 +1,5 @@
-import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { closeRedis, connectRedis, redisAnswers, redisReady } from "./redis-client";
 
 export type RateLimitDecision = {
   allowed: boolean;
@@ -16,8 +16,8 @@ export type RateLimiter = {
   readonly storeCalls: number;
   /** Resolves once the shared store is connected (at once for the in-memory limiter); false after a timeout. */
   ready: (timeoutMs?: number) => Promise<boolean>;
-  /** Where the counts live, and whether that store answers now (Redis down: counted per instance meanwhile). */
-  store: () => { mode: "memory" | "redis"; reachable: boolean };
+  /** Where the counts live, and whether that store answers now (if not, counts are per instance meanwhile). */
+  store: () => Promise<{ mode: "memory" | "redis"; reachable: boolean }>;
   close: () => Promise<void>;
 };
 
@@ -49,8 +49,8 @@ type Lease = {
  * from memory, so most requests cost no round trip. Leases are consumed in Redis before they are used, so the limit
  * is never exceeded; an idle instance's unused lease (fewer than a lease's points) only makes the window end a
  * little early. A lease that would overshoot is handed back and the request falls back to consuming one point.
- * Keys far over the limit are blocked in memory, and if Redis is unreachable the in-memory insurance limiter keeps
- * limiting per instance instead of failing requests.
+ * Keys far over the limit are blocked in memory until the window ends, and if Redis is unreachable or frozen (see
+ * `connectRedis`) the in-memory insurance limiter keeps limiting per instance instead of failing requests.
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const duration = options.windowSeconds ?? 60;
@@ -63,21 +63,21 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       storeCalls: 0,
       consume: async (key) => (await consumeOne(memory, key, points)).decision,
       ready: async () => true,
-      store: () => ({ mode: "memory", reachable: true }),
+      store: async () => ({ mode: "memory", reachable: true }),
       close: async () => {},
     };
   }
 
   const leaseSize = Math.min(100, Math.max(1, Math.floor(points / 20)));
-  const redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis.on("error", () => {});
+  const redis = connectRedis(options.redisUrl);
   const shared = new RateLimiterRedis({
     storeClient: redis,
     points,
     duration,
     keyPrefix,
+    // No inMemoryBlockDuration: the block then ends with the store's window. A whole window counted from the moment
+    // of blocking outlived it, and this instance kept refusing a key the others served again.
     inMemoryBlockOnConsumed: points + leaseSize,
-    inMemoryBlockDuration: duration,
     insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: `${keyPrefix}:insurance` }),
   });
   const leases = new Map<string, Lease>();
@@ -159,20 +159,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       return storeCalls;
     },
     consume,
-    store: () => ({ mode: "redis", reachable: redis.status === "ready" }),
-    async ready(timeoutMs = 5000) {
-      if (redis.status === "ready") return true;
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), timeoutMs);
-        redis.once("ready", () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-    },
-    async close() {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    store: async () => ({ mode: "redis", reachable: await redisAnswers(redis) }),
+    ready: (timeoutMs) => redisReady(redis, timeoutMs),
+    close: () => closeRedis(redis),
   };
 }
 

@@ -94,6 +94,11 @@ export type Meta = OpenApiMeta & {
    * 8628): each field typed as the JSON body's property says, a field given twice refused.
    */
   formBody?: boolean;
+  /**
+   * The route reads and writes nothing in the database (a signed link is its own permission): it is served while
+   * the database is down, when routes that need it fail fast with 503.
+   */
+  noDatabase?: boolean;
   /** HTTP status of success, when it is not 200. */
   successStatus?: 201 | 202 | 204;
   /** Another success status the procedure may choose (`ctx.res.status`), with what it means; documented beside. */

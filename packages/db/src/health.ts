@@ -90,19 +90,25 @@ export function createDatabaseHealth(url: string, options: HealthOptions = {}): 
     if (timer || closed) return;
     timer = setTimeout(() => {
       timer = null;
-      void check();
+      // Never through the cache: a failed answer younger than maxAgeMs would end the loop with nobody probing.
+      void probeOnce();
     }, probeIntervalMs);
     timer.unref();
   }
 
-  async function check(): Promise<DatabaseReport> {
-    if (last && Date.now() - last.at < maxAgeMs && up === last.report.reachable) return last.report;
+  /** One probe at a time: callers meanwhile share its answer. */
+  function probeOnce(): Promise<DatabaseReport> {
     inflight ??= probe().then((report) => {
       last = { at: Date.now(), report };
       inflight = null;
       return report;
     });
     return inflight;
+  }
+
+  async function check(): Promise<DatabaseReport> {
+    if (last && Date.now() - last.at < maxAgeMs && up === last.report.reachable) return last.report;
+    return probeOnce();
   }
 
   return {

@@ -190,7 +190,8 @@ export function createEdge(options: EdgeOptions): Edge {
       };
     }
 
-    if (health && !health.up) return unavailableResult();
+    const matched = routes.match(method, path);
+    if (health && !health.up && !matched?.route.meta.noDatabase) return unavailableResult();
     const credential = await withDeadline(
       resolveCredential(options.db, request.header("authorization"), credentials),
       dbDeadlineMs,
@@ -209,7 +210,6 @@ export function createEdge(options: EdgeOptions): Edge {
       });
     }
 
-    const matched = routes.match(method, path);
     const own = matched?.route.meta.addressLimit;
     if (own) {
       const limited = await (routeLimiters.get(own.name) as RateLimiter).consume(

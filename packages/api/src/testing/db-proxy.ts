@@ -5,7 +5,10 @@ import net from "node:net";
  * freeze (connections accepted, nothing forwarded either way, as with a server stopped by SIGSTOP), and restore.
  * Works the same in front of the embedded server and the system one, which other tests share.
  */
-export async function startDbProxy(target: { host: string; port: number }) {
+export async function startDbProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const targetHost = target.hostname;
+  const targetPort = Number(target.port || 5432);
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   let mode: "pass" | "frozen" = "pass";
   let server: net.Server | null = null;
@@ -14,7 +17,7 @@ export async function startDbProxy(target: { host: string; port: number }) {
   const open = () =>
     new Promise<void>((resolve) => {
       const listener = net.createServer((client) => {
-        const upstream = net.connect(target.port, target.host);
+        const upstream = net.connect(targetPort, targetHost);
         const pair = { client, upstream };
         pairs.add(pair);
         const drop = () => {
@@ -44,13 +47,18 @@ export async function startDbProxy(target: { host: string; port: number }) {
 
   await open();
   return {
-    get port() {
-      return port;
+    /** The same database, reached through this proxy. */
+    get url() {
+      const url = new URL(databaseUrl);
+      url.hostname = "127.0.0.1";
+      url.port = String(port);
+      return url.toString();
     },
     /** Refuses new connections and resets the open ones: the server is gone. */
     async cut() {
       await new Promise<void>((resolve) => {
-        server?.close(() => resolve());
+        if (server) server.close(() => resolve());
+        else resolve();
         for (const { client, upstream } of pairs) {
           client.destroy();
           upstream.destroy();

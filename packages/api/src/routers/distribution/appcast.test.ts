@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { schema } from "@shelf/db";
+import { createDb, schema } from "@shelf/db";
+import { createDatabaseHealth } from "@shelf/db/server";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Element } from "@xmldom/xmldom";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccountApiEdge } from "../../account-api";
 import type { Delivery } from "../../delivery";
+import { createRateLimiter } from "../../rate-limit";
 import { rawPublicKey } from "../../signing/keyring";
 import {
   createAccountWithKey,
@@ -14,6 +17,7 @@ import {
   createProduct,
   grantEntitlement,
   TEST_BASE_URL,
+  testLog,
 } from "../../testing";
 import {
   parseAppcast,
@@ -23,6 +27,7 @@ import {
   splitSignedFeed,
   XML_NAMESPACE_URI,
 } from "../../testing/appcast";
+import { startDbProxy } from "../../testing/db-proxy";
 import { createTestDelivery } from "../../testing/delivery";
 import { opensslVerifies } from "../../testing/openssl";
 import { yankRelease } from "../products/admin-service";
@@ -243,6 +248,43 @@ describe("release downloads", () => {
     const file = await request(new URL(location).pathname);
     expect(file.status).toBe(200);
     expect(file.bytes).toEqual(stable.bytes);
+  });
+
+  it("serves a signed link while the database is down, which needs none", async () => {
+    const { key, stable } = await sparkleApp();
+    const location = (await download(stable.id, key)).headers.get("location") as string;
+    const proxy = await startDbProxy(testDb.url);
+    const pool = createDb(proxy.url, {
+      max: 2,
+      timeouts: { connectSeconds: 1, statementMs: 1000, idleInTransactionMs: 5000 },
+    });
+    const health = createDatabaseHealth(proxy.url, { probeTimeoutMs: 500, probeIntervalMs: 60_000 });
+    const edge = createAccountApiEdge({
+      db: pool.db,
+      dbDeadlineMs: pool.deadlineMs,
+      health,
+      delivery,
+      log: testLog.child({}, { level: "error" }),
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 1000 }),
+    });
+    const viaOutage = createApiClient(testDb.db, { edge });
+    try {
+      await proxy.cut();
+      // A request that needs the database finds it gone and marks it down.
+      expect((await viaOutage(`/distribution/v1/releases/${stable.id}/download`, { key })).status).toBe(503);
+      expect(health.up).toBe(false);
+      const file = await viaOutage(new URL(location).pathname);
+      expect(file.status).toBe(200);
+      expect(file.bytes).toEqual(stable.bytes);
+      const fastFail = await viaOutage(`/distribution/v1/releases/${stable.id}/download`, { key });
+      expect(fastFail.status).toBe(503);
+      expect(fastFail.body.error).toBe("service_unavailable");
+    } finally {
+      await health.close();
+      await pool.close();
+      await proxy.close();
+    }
   });
 
   it("lets anyone download stable releases of free published products, and only those", async () => {

@@ -79,6 +79,7 @@ export const distributionRouter = router({
         target: "signed",
       },
       errors: ["download_link_invalid", "download_link_expired"],
+      noDatabase: true,
     })
     .input(z.object({ token: z.string().min(1).max(4096), filename: z.string().min(1).max(255) }))
     .output(FileOutput)
