@@ -1,8 +1,10 @@
 import type { Database } from "@shelf/db";
+import type { DesignRole } from "@shelf/db/enums";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { AccountAbility } from "./abilities";
-import type { Caller, Credential, SessionCaller } from "./auth/caller";
+import type { AnyCaller, Caller, Credential, SessionCaller } from "./auth/caller";
+import type { DesignCaller } from "./auth/design-token";
 import type { Context } from "./context";
 import type { Delivery } from "./delivery";
 import { DomainError, type DomainErrorCode, toTrpcError, ValidationError } from "./errors";
@@ -58,6 +60,11 @@ export type Meta = OpenApiMeta & {
    * A procedure that declares nothing is refused to everyone (default-deny).
    */
   ability?: AccountAbility | "any-key" | "public" | "signed-in";
+  /**
+   * On the design host, the role a design agent token must hold (contract 5.12), checked like an ability: before
+   * the input is read or any target looked up. Account keys and OAuth tokens are never design callers.
+   */
+  role?: DesignRole;
   /**
    * Open without a key (contract 5.12, `optional_account_api_key`): a request without one is let through as
    * anonymous, while a key that is sent is still checked (401 when unknown, 403 without the ability) and decides.
@@ -130,7 +137,7 @@ function domainErrorAsTrpc(error: unknown): unknown {
  * of the chain and keeps the meaning of domain errors raised anywhere in it. One middleware rather than two: each
  * level of tRPC's chain copies its options and context (about 15 µs a level, measured with the licensing benchmark).
  */
-function callerMiddleware<C extends Caller | null>(decide: (meta: Meta | undefined, credential: Credential) => C) {
+function callerMiddleware<C extends AnyCaller | null>(decide: (meta: Meta | undefined, credential: Credential) => C) {
   return t.middleware(async ({ ctx, meta, next }) => {
     let caller: C;
     try {
@@ -152,13 +159,14 @@ function callerMiddleware<C extends Caller | null>(decide: (meta: Meta | undefin
  */
 export function authorize(meta: Meta | undefined, credential: Credential): Caller | null {
   const required = meta?.ability;
-  if (required === "public") return credential.status === "valid" ? credential.caller : null;
+  // A design agent's token is no account's credential: the account API never resolves one, and never takes it.
+  const caller = credential.status === "valid" && credential.caller.type !== "design_token" ? credential.caller : null;
+  if (required === "public") return caller;
   if (credential.status === "none") {
     if (meta?.anonymous) return null;
     throw new DomainError("missing_api_key");
   }
-  if (credential.status === "invalid") throw new DomainError("invalid_api_key");
-  const { caller } = credential;
+  if (!caller) throw new DomainError("invalid_api_key");
   if (required === undefined)
     throw new DomainError("missing_api_key_ability", "This endpoint is not open to API keys.");
   if (required === "signed-in") {
@@ -172,6 +180,31 @@ export function authorize(meta: Meta | undefined, credential: Credential): Calle
   }
   return caller;
 }
+
+/**
+ * Who may call on the design host: a design agent token holding the route's role (a 403 naming it otherwise), decided
+ * before the input is read or any target looked up, like `authorize` on the account API.
+ */
+export function authorizeDesign(meta: Meta | undefined, credential: Credential): DesignCaller {
+  if (credential.status === "none") {
+    throw new DomainError(
+      "missing_api_key",
+      "A design agent token is required: send it as Authorization: Bearer <token>.",
+    );
+  }
+  if (credential.status === "invalid" || credential.caller.type !== "design_token") {
+    throw new DomainError("invalid_api_key", "The design agent token is unknown, revoked or expired.");
+  }
+  const required = meta?.role;
+  if (!required) throw new DomainError("missing_design_role", "This endpoint declares no role: it is open to none.");
+  if (!credential.caller.roles.has(required)) {
+    throw new DomainError("missing_design_role", `The design agent token lacks the ${required} role.`);
+  }
+  return credential.caller;
+}
+
+/** For the design host's agent API: a design agent token with the role the route declares (`meta.role`). */
+export const designProcedure = t.procedure.use(callerMiddleware(authorizeDesign));
 
 /** Open to callers without a key: `public` endpoints, and those that take a key when one is sent (`anonymous`). */
 export const publicProcedure = t.procedure.use(

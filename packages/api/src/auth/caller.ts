@@ -1,4 +1,5 @@
 import type { Ability } from "../abilities";
+import type { DesignCaller } from "./design-token";
 
 type CallerBase = {
   accountId: number;
@@ -36,14 +37,19 @@ export type SessionCaller = CallerBase & {
  * accepts at all is the entry point's decision (the REST edge takes only API keys, contract 5.3).
  */
 export type Caller = ApiKeyCaller | OAuthTokenCaller | SessionCaller;
-export type CallerType = Caller["type"];
+
+/** Any caller of any entry point: an account's (above), or an agent on the design host (never the account API's). */
+export type AnyCaller = Caller | DesignCaller;
+export type CallerType = AnyCaller["type"];
 
 /** What the request presented, before any endpoint decides whether it needed it. */
-export type Credential = { status: "none" } | { status: "invalid" } | { status: "valid"; caller: Caller };
+export type Credential = { status: "none" } | { status: "invalid" } | { status: "valid"; caller: AnyCaller };
 
 /** A stable name for the caller's credential: what rate limits and logs count by. */
-export function credentialKey(caller: Caller): string {
+export function credentialKey(caller: AnyCaller): string {
   switch (caller.type) {
+    case "design_token":
+      return `design:${caller.tokenId}`;
     case "api_key":
       return `key:${caller.keyId}`;
     case "oauth_token":

@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import { looksLikeApiKey, resolveApiKey } from "./api-key";
 import { bearerToken, type CallerType, type Credential } from "./caller";
+import { looksLikeDesignToken, resolveDesignToken } from "./design-token";
 
 /** One kind of bearer credential: API keys now; OAuth access tokens join with the authorization server. */
 export type BearerResolver = {
@@ -16,6 +17,9 @@ export type CredentialPolicy = {
 };
 
 export const apiKeyResolver: BearerResolver = { matches: looksLikeApiKey, resolve: resolveApiKey };
+
+/** Design agent tokens (`<brand>_design_…`): only the design host's policy has this resolver. */
+export const designTokenResolver: BearerResolver = { matches: looksLikeDesignToken, resolve: resolveDesignToken };
 
 /** The account API (contract 5.2): account API keys only. */
 export const accountApiPolicy: CredentialPolicy = { resolvers: [apiKeyResolver], accepts: new Set(["api_key"]) };

@@ -3,6 +3,7 @@ import { schema } from "@shelf/db";
 import type { DesignRole } from "@shelf/db/enums";
 import { eq, sql } from "drizzle-orm";
 import { perDatabase } from "../prepared";
+import type { Credential } from "./caller";
 import { hashSecret } from "./key-secret";
 
 const { designTokens } = schema;
@@ -15,8 +16,6 @@ export type DesignCaller = {
   name: string;
   roles: ReadonlySet<DesignRole>;
 };
-
-export type DesignCredential = { status: "none" } | { status: "invalid" } | { status: "valid"; caller: DesignCaller };
 
 /** Design tokens read `<brand>_design_` and 32 base58 characters: never mistaken for an account key (`<brand>_`). */
 export const DESIGN_TOKEN_PATTERN = /^[a-z][a-z0-9]{1,11}_design_[1-9A-HJ-NP-Za-km-z]{32}$/;
@@ -44,7 +43,7 @@ const tokenLookup = perDatabase((db) =>
 );
 
 /** A design token by its SHA-256; revoked and expired tokens are invalid from the very next request on. */
-export async function resolveDesignToken(db: Database, token: string): Promise<DesignCredential> {
+export async function resolveDesignToken(db: Database, token: string): Promise<Credential> {
   const [row] = await tokenLookup(db).execute({ hash: hashSecret(token) });
   const now = Date.now();
   if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now)) return { status: "invalid" };

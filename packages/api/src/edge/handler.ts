@@ -10,7 +10,7 @@ import type { Logger } from "../log";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import type { PublicDisclosureData } from "../schemas/disclosure";
-import { authorize } from "../trpc";
+import { authorize, authorizeDesign } from "../trpc";
 import { clientAddressOf } from "./address";
 import {
   formValues,
@@ -248,7 +248,8 @@ export function createEdge(options: EdgeOptions): Edge {
   ): Promise<EdgeResult> {
     try {
       // 401 and 403 before a byte of the body is read or a parameter judged (contract 5.9).
-      authorize(route.meta, credential);
+      if (route.meta.role) authorizeDesign(route.meta, credential);
+      else authorize(route.meta, credential);
     } catch (error) {
       return failure(error, requestId);
     }

@@ -128,6 +128,8 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     );
     if (credential.status !== "valid") return unauthorized(credential);
     const { caller } = credential;
+    // The policy admits no design token here; refusing one again keeps the type to an account's callers.
+    if (caller.type === "design_token") return unauthorized({ status: "invalid" });
     // A token is for one resource (RFC 8707): one issued for another is refused as if unknown.
     if (caller.type === "oauth_token" && caller.resource !== resource) return unauthorized({ status: "invalid" });
     if (!caller.abilities.has("mcp.read")) {

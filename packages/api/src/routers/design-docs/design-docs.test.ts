@@ -61,7 +61,9 @@ describe("design agent tokens", () => {
       status: "valid",
       caller: { type: "design_token", tokenId: record.id, name: "collector" },
     });
-    expect(resolved.status === "valid" && [...resolved.caller.roles]).toEqual(["collect", "read"]);
+    expect(
+      resolved.status === "valid" && resolved.caller.type === "design_token" && [...resolved.caller.roles],
+    ).toEqual(["collect", "read"]);
     expect((await listDesignTokens(testDb.db)).find((listed) => listed.id === record.id)?.last_used_at).not.toBeNull();
 
     await revokeDesignToken(testDb.db, record.id);

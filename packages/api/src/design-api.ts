@@ -1,0 +1,32 @@
+import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
+import { createEdge, type Edge, type EdgeOptions } from "./edge/handler";
+import { designDocsRouter } from "./routers/design-docs/router";
+import { router } from "./trpc";
+
+/** The design host's agent API: every route declares the role a design agent token needs (`meta.role`). */
+export const designRouter = router({
+  docs: designDocsRouter,
+});
+
+export type DesignRouter = typeof designRouter;
+
+/** The design host takes design agent tokens only: account API keys and OAuth tokens are unknown there (401). */
+export const designApiPolicy: CredentialPolicy = {
+  resolvers: [designTokenResolver],
+  accepts: new Set(["design_token"]),
+};
+
+export const DESIGN_API_DOCUMENT = {
+  path: "/api/openapi.json",
+  info: {
+    title: "Shelf design host: agent API",
+    version: "1",
+    description:
+      "The design host's agent API: design documents with draft versions on a base version, submission and review. Send a design agent token (from `design-token:create`) as `Authorization: Bearer <token>`; each route names the role it needs (`collect`, `read`, `write`, `review`). Lists page with `cursor` and `limit`, answering `next_cursor`.",
+  },
+};
+
+/** The design host's agent API over HTTP, design agent tokens only. */
+export function createDesignApiEdge(options: Omit<EdgeOptions, "router" | "credentials" | "document">): Edge {
+  return createEdge({ ...options, router: designRouter, credentials: designApiPolicy, document: DESIGN_API_DOCUMENT });
+}
