@@ -37,9 +37,18 @@ export type RequestExample = {
   key?: string;
 };
 
+/** One row of a list in a route's answer: `list` is the answer's property holding it (dotted when nested). */
+export type ListedRow = { list: string; row: Record<string, unknown> };
+
 export type RouteExample = {
   /** Creates what the request names (an order, a release) for the account and returns the request. */
-  build: (context: ExampleContext) => Promise<RequestExample> | RequestExample;
+  build?: (context: ExampleContext) => Promise<RequestExample> | RequestExample;
+  /**
+   * For a read that lists the account's rows: creates a row of each of its lists for the context's account and
+   * returns what identifies each in the answer (`{ list: "orders", row: { id } }`). The security matrix creates
+   * them for the caller, whose answer must show them, and for another buyer of the product, whose must not appear.
+   */
+  listed?: (context: ExampleContext) => Promise<ListedRow[]>;
   /** Path parameters that name nothing, for the missing-target row (default: 2000000000, or `no-such-target`). */
   missing?: Record<string, string | number>;
   /**
@@ -100,6 +109,13 @@ export type Meta = OpenApiMeta & {
   alternateSuccess?: { status: 200 | 201; description: string };
   /** A plain (non-JSON) REST route, served by the edge through the same procedure. */
   rest?: PlainRouteMeta;
+  /**
+   * For a read whose answer holds lists of rows that are not the caller account's: `product`, the product's, alike
+   * for every buyer (releases, assets); `everyone`, what every caller sees alike (the catalog, the revocations). A
+   * list of the account's rows declares `example.listed` instead; the security matrix refuses a read that holds
+   * lists and declares neither.
+   */
+  listing?: "product" | "everyone";
   /** Error codes this endpoint answers beyond those its ability and product rules imply; the document lists them. */
   errors?: DomainErrorCode[];
   /**

@@ -11,11 +11,12 @@ import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { type DomainErrorCode, domainErrors } from "../errors";
 import { jsonTextSchema } from "../json-text";
 import { plainKinds } from "../plain";
-import type { RequestExample } from "../trpc";
+import type { ListedRow, RequestExample } from "../trpc";
 import { contractMismatch } from "./contract";
 import { createTestDelivery } from "./delivery";
 import { createAccount, createKey, createProduct, grantEntitlement } from "./factories";
 import { createApiClient } from "./harness";
+import { answerShows, holdsRowLists } from "./listed-rows";
 
 /** An integer no row has: every `{id}`-like parameter of a missing target. */
 export const MISSING_ID = 2_000_000_000;
@@ -28,12 +29,15 @@ type Fixture = {
   keys: Record<"full" | "revoked" | "expired" | "scopedElsewhere" | "unentitled" | "neighbour", string>;
   lacking: Map<AccountAbility, string>;
   examples: Map<EdgeRoute, RequestExample>;
+  /** For each route listing the account's rows: the caller's own rows, and another buyer's of the same product. */
+  listed: Map<EdgeRoute, { own: ListedRow[]; foreign: ListedRow[] }>;
 };
 
 /**
  * Every route of an edge against every way a credential can be wrong, plus a success row and, for routes naming
- * something other than a product, a missing-target row and a cross-account row. Rows come from the routes' own
- * meta (ability, product rule, example): a new endpoint gets its rows without anyone writing them.
+ * something other than a product, a missing-target row and a cross-account row; a read listing the account's rows
+ * gets a row showing the caller's and never another account's. Rows come from the routes' own meta (ability,
+ * product rule, example): a new endpoint gets its rows without anyone writing them.
  */
 export function describeSecurityMatrix(
   title: string,
@@ -87,6 +91,14 @@ export function describeSecurityMatrix(
         : { params: route.params.some((param) => param.name === "product") ? { product: product.id } : {} };
       examples.set(route, example);
     }
+    const listed = new Map<EdgeRoute, { own: ListedRow[]; foreign: ListedRow[] }>();
+    for (const route of routes) {
+      const list = route.meta.example?.listed;
+      if (!list) continue;
+      const own = await list({ db, accountId: account.id, productId: product.id, delivery });
+      const foreign = await list({ db, accountId: neighbour.id, productId: product.id, delivery });
+      listed.set(route, { own, foreign });
+    }
     fixture = {
       accountId: account.id,
       product: product.id,
@@ -101,6 +113,7 @@ export function describeSecurityMatrix(
       },
       lacking,
       examples,
+      listed,
     };
   });
   afterAll(() => testDb.drop());
@@ -153,6 +166,15 @@ export function describeSecurityMatrix(
   const accountTargets = withTarget.filter((route) => targetKind(route) === "account");
   const productTargets = withTarget.filter((route) => ["product", "public"].includes(targetKind(route)));
   const signedTargets = withTarget.filter((route) => targetKind(route) === "signed");
+  const accountLists = routes.filter((route) => route.meta.example?.listed);
+  // A read of one account target (an order) has the cross-account row: its lists are the target's own.
+  const reads = routes.filter(
+    (route) =>
+      route.method === "GET" &&
+      route.kind === "json" &&
+      route.meta.ability !== "public" &&
+      !accountTargets.includes(route),
+  );
   const name = (route: EdgeRoute) => `${route.method} ${route.path}`;
   const rows = (list: EdgeRoute[]) => list.map((route) => [name(route), route] as const);
 
@@ -165,8 +187,15 @@ export function describeSecurityMatrix(
         if (route.params.some((param) => param.name === "product"))
           expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
         if (withTarget.includes(route))
-          expect(route.meta.example, `${name(route)} declares how to build a valid request`).toBeDefined();
+          expect(route.meta.example?.build, `${name(route)} declares how to build a valid request`).toBeDefined();
       }
+    });
+
+    it("knows whose rows every read with lists shows: the account's (example.listed), the product's or everyone's", () => {
+      const undeclared = reads
+        .filter((route) => holdsRowLists(jsonTextSchema(route.output) ?? route.output))
+        .filter((route) => !route.meta.example?.listed && !route.meta.listing);
+      expect(undeclared.map(name)).toEqual([]);
     });
 
     it.each(rows(keyRequired))("%s without a key: 401 missing_api_key", async (_, route) => {
@@ -260,6 +289,15 @@ export function describeSecurityMatrix(
         expect({ status: foreign.status, body: foreign.body }).toEqual({ status: missing.status, body: missing.body });
       },
     );
+
+    it.each(rows(accountLists))("%s lists the caller's rows, never another account's", async (_, route) => {
+      const response = await send(route, fixture.examples.get(route)?.key ?? fixture.keys.full);
+      expect(successStatuses(route), response.text).toContain(response.status);
+      const { own, foreign } = fixture.listed.get(route) as { own: ListedRow[]; foreign: ListedRow[] };
+      for (const row of own) expect(answerShows(response.body, row), `${JSON.stringify(row)} is shown`).toBe(true);
+      for (const row of foreign)
+        expect(answerShows(response.body, row), `another account's ${JSON.stringify(row)} is shown`).toBe(false);
+    });
 
     it.each(rows(productTargets))(
       "%s for another buyer of the same product: the same success (the target is the product's)",

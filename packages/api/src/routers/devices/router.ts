@@ -3,7 +3,9 @@ import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import { accountProcedure, type ExampleContext, router, sessionProcedure } from "../../trpc";
 import { createApiKey } from "../keys/service";
+import { createSubscription } from "../subscriptions/admin-service";
 import { deactivateDevice, listDevices } from "./admin-service";
+import { exampleHeldBundle, exampleHeldProduct } from "./example";
 import {
   AccountDeviceData,
   BulkActivateData,
@@ -45,6 +47,19 @@ export const devicesRouter = router({
         description:
           "Products held now (with whether this device holds a key of its own for each), live subscriptions, bundles, the device this key last checked a license from, and the account. A product-scoped key sees its product.",
       },
+      example: {
+        listed: async (context) => [
+          { list: "products", row: { id: await exampleHeldProduct(context) } },
+          {
+            list: "subscriptions",
+            row: {
+              id: (await createSubscription(context.db, { accountId: context.accountId, productId: context.productId }))
+                .id,
+            },
+          },
+          { list: "bundles", row: { id: await exampleHeldBundle(context) } },
+        ],
+      },
     })
     .input(z.object({}))
     .output(DeviceEntitlementsData)
@@ -54,6 +69,7 @@ export const devicesRouter = router({
     .meta({
       ability: "device.entitlements",
       openapi: { method: "GET", path: "/api/bundles", tags, summary: "Bundles the account holds, with their products" },
+      example: { listed: async (context) => [{ list: "bundles", row: { id: await exampleHeldBundle(context) } }] },
     })
     .input(z.object({}))
     .output(BundlesData)
