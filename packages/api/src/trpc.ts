@@ -37,7 +37,10 @@ export type RequestExample = {
   key?: string;
 };
 
-/** One row of a list in a route's answer: `list` is the answer's property holding it (dotted when nested). */
+/**
+ * One row of a list in a procedure's answer: `list` is the answer's property holding it (dotted when nested, empty
+ * when the answer is the list).
+ */
 export type ListedRow = { list: string; row: Record<string, unknown> };
 
 export type RouteExample = {
@@ -119,8 +122,9 @@ export type Meta = OpenApiMeta & {
   /** Error codes this endpoint answers beyond those its ability and product rules imply; the document lists them. */
   errors?: DomainErrorCode[];
   /**
-   * How to build a valid request. Needed by every route with a path parameter other than `{product}`, so that the
-   * security matrix gets its success and cross-account rows from here.
+   * How to build a valid request (`build`), needed by every route with a path parameter other than `{product}`, and
+   * the account's rows a read lists (`listed`), needed by every read of the account's lists, REST or pages: the
+   * security matrix gets its success, cross-account and foreign-row checks from here.
    */
   example?: RouteExample;
 };

@@ -44,8 +44,8 @@ function holds(value: unknown, part: unknown): boolean {
 /** Whether the answer's list has a row holding every field of the listed one. */
 export function answerShows(answer: unknown, listed: ListedRow): boolean {
   const rows = listed.list
-    .split(".")
-    .reduce<unknown>((value, name) => (value as Record<string, unknown> | null)?.[name], answer);
+    ? listed.list.split(".").reduce<unknown>((value, name) => (value as Record<string, unknown> | null)?.[name], answer)
+    : answer;
   if (!Array.isArray(rows)) throw new Error(`the answer has no list at ${listed.list}`);
   return rows.some((row) => holds(row, listed.row));
 }

@@ -5,7 +5,7 @@ import { accountProcedure, type ExampleContext, router, sessionProcedure } from 
 import { createApiKey } from "../keys/service";
 import { createSubscription } from "../subscriptions/admin-service";
 import { deactivateDevice, listDevices } from "./admin-service";
-import { exampleHeldBundle, exampleHeldProduct } from "./example";
+import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./example";
 import {
   AccountDeviceData,
   BulkActivateData,
@@ -154,7 +154,10 @@ export const devicesRouter = router({
 
   /** The devices page (the `manage_url` of a device-limit 409): the account's devices and their seats. */
   seats: sessionProcedure
-    .meta({ ability: "signed-in" })
+    .meta({
+      ability: "signed-in",
+      example: { listed: async (context) => [{ list: "", row: { device_id: await exampleSeat(context) } }] },
+    })
     .output(z.array(AccountDeviceData))
     .query(({ ctx }) => listDevices(ctx.db, ctx.caller.accountId)),
 
@@ -162,5 +165,5 @@ export const devicesRouter = router({
     .meta({ ability: "signed-in" })
     .input(DeviceIdInput)
     .output(ReleasedDeviceData)
-    .mutation(({ ctx, input }) => deactivateDevice(ctx.db, input.id, { accountId: ctx.caller.accountId })),
+    .mutation(({ ctx, input }) => deactivateDevice(ctx.db, ctx.caller.accountId, input.id)),
 });
