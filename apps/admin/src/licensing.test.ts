@@ -177,10 +177,18 @@ describe("product:update, device:list and device:deactivate", () => {
     const text = await admin("device:list", "--email", email);
     expect(text.stdout).toContain("DESK-1");
 
-    const freed = await adminJson("device:deactivate", "--id", String(listed.devices[0].id));
+    const deviceId = String(listed.devices[0].id);
+    // The operator names the account: another account's device is not found, and keeps its seat.
+    const other = uniqueEmail("other");
+    await createAccount(testDb.db, { email: other });
+    await expectFailure(["device:deactivate", "--email", other, "--id", deviceId], /Device not found/);
+    const seats = () => testDb.db.$count(schema.deviceActivations, eq(schema.deviceActivations.productId, product.id));
+    expect(await seats()).toBe(1);
+    await expectFailure(["device:deactivate", "--id", deviceId], /--email/);
+
+    const freed = await adminJson("device:deactivate", "--email", email, "--id", deviceId);
     expect(freed).toMatchObject({ device_id: "DESK-1", released_product_ids: [product.id] });
-    const seats = await testDb.db.$count(schema.deviceActivations, eq(schema.deviceActivations.productId, product.id));
-    expect(seats).toBe(0);
-    await expectFailure(["device:deactivate", "--id", "2000000000"], /Device not found/);
+    expect(await seats()).toBe(0);
+    await expectFailure(["device:deactivate", "--email", email, "--id", "2000000000"], /Device not found/);
   });
 });

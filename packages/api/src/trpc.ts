@@ -39,9 +39,21 @@ export type RequestExample = {
   key?: string;
 };
 
+/**
+ * One row of a list in a procedure's answer: `list` is the answer's property holding it (dotted when nested, empty
+ * when the answer is the list).
+ */
+export type ListedRow = { list: string; row: Record<string, unknown> };
+
 export type RouteExample = {
   /** Creates what the request names (an order, a release) for the account and returns the request. */
-  build: (context: ExampleContext) => Promise<RequestExample> | RequestExample;
+  build?: (context: ExampleContext) => Promise<RequestExample> | RequestExample;
+  /**
+   * For a read that lists the account's rows: creates a row of each of its lists for the context's account and
+   * returns what identifies each in the answer (`{ list: "orders", row: { id } }`). The security matrix creates
+   * them for the caller, whose answer must show them, and for another buyer of the product, whose must not appear.
+   */
+  listed?: (context: ExampleContext) => Promise<ListedRow[]>;
   /** Path parameters that name nothing, for the missing-target row (default: 2000000000, or `no-such-target`). */
   missing?: Record<string, string | number>;
   /**
@@ -112,11 +124,19 @@ export type Meta = OpenApiMeta & {
   alternateSuccess?: { status: 200 | 201; description: string };
   /** A plain (non-JSON) route: a file, CSS, a feed, a redirect. Served by the edge through the same procedure. */
   plain?: PlainRouteMeta;
+  /**
+   * For a read whose answer holds lists of rows that are not the caller account's: `product`, the product's, alike
+   * for every buyer (releases, assets); `everyone`, what every caller sees alike (the catalog, the revocations). A
+   * list of the account's rows declares `example.listed` instead; the security matrix refuses a read that holds
+   * lists and declares neither.
+   */
+  listing?: "product" | "everyone";
   /** Error codes this endpoint answers beyond those its ability and product rules imply; the document lists them. */
   errors?: DomainErrorCode[];
   /**
-   * How to build a valid request. Needed by every route with a path parameter other than `{product}`, so that the
-   * security matrix gets its success and cross-account rows from here.
+   * How to build a valid request (`build`), needed by every route with a path parameter other than `{product}`, and
+   * the account's rows a read lists (`listed`), needed by every read of the account's lists, REST or pages: the
+   * security matrix gets its success, cross-account and foreign-row checks from here.
    */
   example?: RouteExample;
 };

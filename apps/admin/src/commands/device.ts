@@ -27,14 +27,19 @@ export const deviceList: Command = {
 
 export const deviceDeactivate: Command = {
   name: "device:deactivate",
-  summary: "Free every seat a device holds (by the id device:list prints)",
-  synopsis: "--id ID",
-  details: ["The device takes a seat again at its next license check if one is free; policy:revoke keeps it out."],
-  options: { id: { type: "string" } },
+  summary: "Free every seat a device of an account holds (by the id device:list prints)",
+  synopsis: "--email E --id ID",
+  details: [
+    "The device takes a seat again at its next license check if one is free; policy:revoke keeps it out.",
+    "Another account's device is not found: the account is named, as device:list names it.",
+  ],
+  options: { email: { type: "string" }, id: { type: "string" } },
   prepare(values) {
+    const email = requiredString(values, "email");
     const id = requiredInteger(values, "id", { min: 1 });
     return async ({ db }) => {
-      const result = await deviceAdmin.deactivateDevice(db, id);
+      const account = await accounts.requireAccountByEmail(db, email);
+      const result = await deviceAdmin.deactivateDevice(db, account.id, id);
       return {
         json: result,
         text: `Deactivated device ${result.id} (${result.device_id}): ${result.released_product_ids.length} seat(s) released${result.released_product_ids.length ? ` (products ${result.released_product_ids.join(", ")})` : ""}.`,

@@ -202,6 +202,23 @@ describe("account MCP", () => {
     expect(get.headers.get("allow")).toBe("POST, DELETE, OPTIONS");
   });
 
+  it("lets only the session's own credential end it: another key's DELETE is 404 and the session lives on", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const { key: otherKey } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const sessionId = (await post(initialize, { authorization: `Bearer ${key}` })).headers.get("mcp-session-id") ?? "";
+    const end = (bearer: string) =>
+      edgeFetch(MCP_URL, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${bearer}`, "mcp-session-id": sessionId },
+      });
+    const list = { jsonrpc: "2.0", id: 4, method: "tools/list" };
+
+    expect((await end(otherKey)).status).toBe(404);
+    expect((await post(list, { authorization: `Bearer ${key}`, "mcp-session-id": sessionId })).status).toBe(200);
+    expect((await end(key)).status).toBe(204);
+    expect((await post(list, { authorization: `Bearer ${key}`, "mcp-session-id": sessionId })).status).toBe(404);
+  });
+
   it("refuses a foreign Host or Origin (DNS rebinding) before reading any credential", async () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const foreignOrigin = await post(initialize, { authorization: `Bearer ${key}`, origin: "https://evil.example" });

@@ -90,10 +90,10 @@ function authorizeQuery(clientId: string, challenge: string, extra: Record<strin
   });
 }
 
-/** An approved authorization: the code and what the token request must send with it. */
-async function approved(scope?: string) {
+/** An approved authorization (of a new client, unless one is named): the code and what the token request sends. */
+async function approved(scope?: string, client?: string) {
   const account = await createAccount(testDb.db);
-  const clientId = await newClient();
+  const clientId = client ?? (await newClient());
   const { verifier, challenge } = pkce();
   const outcome = await checkAuthorizationRequest(
     testDb.db,
@@ -496,6 +496,9 @@ describe("where tokens work", () => {
     // Another app (another account's) does not get into it.
     const other = await exchange(await approved());
     expect((await list(other.body.access_token)).status).toBe(404);
+    // Nor does the same app connected by another account.
+    const neighbour = await exchange(await approved(undefined, grant.clientId));
+    expect((await list(neighbour.body.access_token)).status).toBe(404);
   });
 
   it("holds refresh rotation under parallel use: one refresh wins, the rest revoke the grant", async () => {

@@ -1,21 +1,25 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import type { AnyRouter } from "@trpc/server";
+import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { type AccountAbility, accountAbilities } from "../abilities";
+import { sessionCaller, startWebSession } from "../auth/web-session";
+import { createContext } from "../context";
 import type { Delivery } from "../delivery";
 import type { Edge } from "../edge/handler";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { type DomainErrorCode, domainErrors } from "../errors";
 import { jsonTextSchema } from "../json-text";
 import { plainKinds } from "../plain";
-import type { RequestExample } from "../trpc";
+import { createCallerFactory, type ListedRow, type Meta, type RequestExample } from "../trpc";
 import { contractMismatch } from "./contract";
 import { createTestDelivery } from "./delivery";
 import { createAccount, createKey, createProduct, grantEntitlement } from "./factories";
-import { createApiClient } from "./harness";
+import { createApiClient, TEST_BASE_URL } from "./harness";
+import { answerShows, holdsRowLists } from "./listed-rows";
+import { recordSecret } from "./secrets";
 
 /** An integer no row has: every `{id}`-like parameter of a missing target. */
 export const MISSING_ID = 2_000_000_000;
@@ -28,12 +32,27 @@ type Fixture = {
   keys: Record<"full" | "revoked" | "expired" | "scopedElsewhere" | "unentitled" | "neighbour", string>;
   lacking: Map<AccountAbility, string>;
   examples: Map<EdgeRoute, RequestExample>;
+  /** For each procedure listing the account's rows: the caller's own rows, and another buyer's of the product. */
+  listed: Map<string, { own: ListedRow[]; foreign: ListedRow[] }>;
+  /** The router's procedures as the account pages call them, for a person of the account signed in. */
+  signedIn: Record<string, unknown>;
 };
+
+/** A procedure of the account pages (`signed-in`) that reads: its lists are the person's account's. */
+type PageRead = { procedure: string; meta: Meta; output: unknown };
+
+function pageReads(router: AnyRouter): PageRead[] {
+  return Object.entries(router._def.procedures as Record<string, AnyProcedure>)
+    .map(([procedure, { _def }]) => ({ procedure, def: _def as { type: string; meta?: Meta; output?: unknown } }))
+    .filter(({ def }) => def.type === "query" && def.meta?.ability === "signed-in")
+    .map(({ procedure, def }) => ({ procedure, meta: def.meta as Meta, output: def.output }));
+}
 
 /**
  * Every route of an edge against every way a credential can be wrong, plus a success row and, for routes naming
- * something other than a product, a missing-target row and a cross-account row. Rows come from the routes' own
- * meta (ability, product rule, example): a new endpoint gets its rows without anyone writing them.
+ * something other than a product, a missing-target row and a cross-account row; a read listing the account's rows
+ * (REST, or a procedure of the account pages) gets a row showing the caller's and never another account's. Rows come from the routes' own meta (ability,
+ * product rule, example): a new endpoint gets its rows without anyone writing them.
  */
 export function describeSecurityMatrix(
   title: string,
@@ -87,6 +106,24 @@ export function describeSecurityMatrix(
         : { params: route.params.some((param) => param.name === "product") ? { product: product.id } : {} };
       examples.set(route, example);
     }
+    const listed = new Map<string, { own: ListedRow[]; foreign: ListedRow[] }>();
+    for (const { procedure, meta } of [...routes, ...pages]) {
+      const list = meta.example?.listed;
+      if (!list) continue;
+      const own = await list({ db, accountId: account.id, productId: product.id, delivery });
+      const foreign = await list({ db, accountId: neighbour.id, productId: product.id, delivery });
+      listed.set(procedure, { own, foreign });
+    }
+    const session = await startWebSession(db, account.id);
+    recordSecret(session.secret);
+    const signedIn = createCallerFactory(options.router)(
+      createContext({
+        db,
+        credential: { status: "valid", caller: sessionCaller(account.id, session.sessionId) },
+        baseUrl: TEST_BASE_URL,
+        delivery,
+      }),
+    );
     fixture = {
       accountId: account.id,
       product: product.id,
@@ -101,6 +138,8 @@ export function describeSecurityMatrix(
       },
       lacking,
       examples,
+      listed,
+      signedIn,
     };
   });
   afterAll(() => testDb.drop());
@@ -122,6 +161,13 @@ export function describeSecurityMatrix(
     });
   }
 
+  function expectOnlyOwnRows(procedure: string, answer: unknown) {
+    const { own, foreign } = fixture.listed.get(procedure) as { own: ListedRow[]; foreign: ListedRow[] };
+    for (const row of own) expect(answerShows(answer, row), `${JSON.stringify(row)} is shown`).toBe(true);
+    for (const row of foreign)
+      expect(answerShows(answer, row), `another account's ${JSON.stringify(row)} is shown`).toBe(false);
+  }
+
   function missingParams(route: EdgeRoute): Record<string, string | number> {
     const missing: Record<string, string | number> = {};
     for (const param of route.params) {
@@ -132,6 +178,7 @@ export function describeSecurityMatrix(
   }
 
   const routes = collectRoutes(options.router);
+  const pages = pageReads(options.router);
   /** What success looks like: the declared status, or a redirect for a route whose output may be one. */
   const successStatuses = (route: EdgeRoute) => {
     const kinds = route.kind === "plain" ? plainKinds(route.output) : [];
@@ -153,6 +200,16 @@ export function describeSecurityMatrix(
   const accountTargets = withTarget.filter((route) => targetKind(route) === "account");
   const productTargets = withTarget.filter((route) => ["product", "public"].includes(targetKind(route)));
   const signedTargets = withTarget.filter((route) => targetKind(route) === "signed");
+  const accountLists = routes.filter((route) => route.meta.example?.listed);
+  const pageLists = pages.filter((page) => page.meta.example?.listed);
+  // A read of one account target (an order) has the cross-account row: its lists are the target's own.
+  const reads = routes.filter(
+    (route) =>
+      route.method === "GET" &&
+      route.kind === "json" &&
+      route.meta.ability !== "public" &&
+      !accountTargets.includes(route),
+  );
   const name = (route: EdgeRoute) => `${route.method} ${route.path}`;
   const rows = (list: EdgeRoute[]) => list.map((route) => [name(route), route] as const);
 
@@ -165,8 +222,15 @@ export function describeSecurityMatrix(
         if (route.params.some((param) => param.name === "product"))
           expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
         if (withTarget.includes(route))
-          expect(route.meta.example, `${name(route)} declares how to build a valid request`).toBeDefined();
+          expect(route.meta.example?.build, `${name(route)} declares how to build a valid request`).toBeDefined();
       }
+    });
+
+    it("knows whose rows every read with lists shows: the account's (example.listed), the product's or everyone's", () => {
+      const undeclared = [...reads, ...pages]
+        .filter((read) => holdsRowLists(jsonTextSchema(read.output) ?? read.output))
+        .filter((read) => !read.meta.example?.listed && !read.meta.listing);
+      expect(undeclared.map((read) => read.procedure)).toEqual([]);
     });
 
     it.each(rows(keyRequired))("%s without a key: 401 missing_api_key", async (_, route) => {
@@ -258,6 +322,22 @@ export function describeSecurityMatrix(
         const missing = await send(route, fixture.keys.neighbour, missingParams(route));
         expect(missing.status).toBe(404);
         expect({ status: foreign.status, body: foreign.body }).toEqual({ status: missing.status, body: missing.body });
+      },
+    );
+
+    it.each(rows(accountLists))("%s lists the caller's rows, never another account's", async (_, route) => {
+      const response = await send(route, fixture.examples.get(route)?.key ?? fixture.keys.full);
+      expect(successStatuses(route), response.text).toContain(response.status);
+      expectOnlyOwnRows(route.procedure, response.body);
+    });
+
+    it.each(pageLists.map((page) => [page.procedure, page] as const))(
+      "%s (account pages) lists the person's rows, never another account's",
+      async (procedure) => {
+        const call = procedure
+          .split(".")
+          .reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], fixture.signedIn);
+        expectOnlyOwnRows(procedure, await (call as () => Promise<unknown>)());
       },
     );
 

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { jwks } from "../../signing/jws";
 import { accountProcedure, publicProcedure, router } from "../../trpc";
+import { exampleSeat } from "../devices/example";
+import { revokeDevice } from "./admin-service";
 import { ClientConfigData, JwksData } from "./schemas";
 import { clientConfig } from "./service";
 
@@ -16,6 +18,13 @@ export const clientConfigRouter = router({
         summary: "The signed client policy",
         description:
           "Minimum client version, how often to check licenses online (`recheck_hours`) and how long to trust a certificate offline (`ttl_days`), and the devices of this account cut off from a product. `signature` is Ed25519 (base64url) over the RFC 8785 canonical JSON of every other field; verify it with the key `kid` names in the JWKS at `/.well-known/jwks.json`. `version` grows with every change.",
+      },
+      example: {
+        listed: async (context) => {
+          const device = await exampleSeat(context);
+          await revokeDevice(context.db, context.productId, device);
+          return [{ list: "revoked", row: { product_id: context.productId, device_id: device } }];
+        },
       },
     })
     .input(z.object({}))

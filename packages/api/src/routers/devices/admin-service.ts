@@ -29,15 +29,14 @@ export async function listDevices(db: Database, accountId: number): Promise<Devi
 }
 
 /**
- * `device:deactivate`, and a person releasing one of their devices: frees every seat a device holds; its next
- * license check takes a seat again if one is free. With `accountId`, only that account's device is found.
+ * `device:deactivate`, and a person releasing one of their devices: frees every seat a device of the account holds;
+ * its next license check takes a seat again if one is free. Another account's device is not found.
  */
-export async function deactivateDevice(db: Database, deviceId: number, options: { accountId?: number } = {}) {
+export async function deactivateDevice(db: Database, accountId: number, deviceId: number) {
   return db.transaction(async (tx) => {
-    const ofAccount = options.accountId === undefined ? sql`` : sql` and account_id = ${options.accountId}`;
     const [device] = await sqlRows<{ id: number; account_id: number; identifier: string }>(
       tx,
-      sql`select id, account_id, identifier from devices where id = ${deviceId}${ofAccount} for update`,
+      sql`select id, account_id, identifier from devices where id = ${deviceId} and account_id = ${accountId} for update`,
     );
     if (!device) throw new DomainError("not_found", "Device not found.");
     const released = await sqlRows<{ product_id: number }>(

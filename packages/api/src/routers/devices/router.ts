@@ -3,7 +3,9 @@ import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import { accountProcedure, type ExampleContext, router, sessionProcedure } from "../../trpc";
 import { createApiKey } from "../keys/service";
+import { createSubscription } from "../subscriptions/admin-service";
 import { deactivateDevice, listDevices } from "./admin-service";
+import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./example";
 import {
   AccountDeviceData,
   BulkActivateData,
@@ -45,6 +47,19 @@ export const devicesRouter = router({
         description:
           "Products held now (with whether this device holds a key of its own for each), live subscriptions, bundles, the device this key last checked a license from, and the account. A product-scoped key sees its product.",
       },
+      example: {
+        listed: async (context) => [
+          { list: "products", row: { id: await exampleHeldProduct(context) } },
+          {
+            list: "subscriptions",
+            row: {
+              id: (await createSubscription(context.db, { accountId: context.accountId, productId: context.productId }))
+                .id,
+            },
+          },
+          { list: "bundles", row: { id: await exampleHeldBundle(context) } },
+        ],
+      },
     })
     .input(z.object({}))
     .output(DeviceEntitlementsData)
@@ -54,6 +69,7 @@ export const devicesRouter = router({
     .meta({
       ability: "device.entitlements",
       openapi: { method: "GET", path: "/api/bundles", tags, summary: "Bundles the account holds, with their products" },
+      example: { listed: async (context) => [{ list: "bundles", row: { id: await exampleHeldBundle(context) } }] },
     })
     .input(z.object({}))
     .output(BundlesData)
@@ -138,7 +154,10 @@ export const devicesRouter = router({
 
   /** The devices page (the `manage_url` of a device-limit 409): the account's devices and their seats. */
   seats: sessionProcedure
-    .meta({ ability: "signed-in" })
+    .meta({
+      ability: "signed-in",
+      example: { listed: async (context) => [{ list: "", row: { device_id: await exampleSeat(context) } }] },
+    })
     .output(z.array(AccountDeviceData))
     .query(({ ctx }) => listDevices(ctx.db, ctx.caller.accountId)),
 
@@ -146,5 +165,5 @@ export const devicesRouter = router({
     .meta({ ability: "signed-in" })
     .input(DeviceIdInput)
     .output(ReleasedDeviceData)
-    .mutation(({ ctx, input }) => deactivateDevice(ctx.db, input.id, { accountId: ctx.caller.accountId })),
+    .mutation(({ ctx, input }) => deactivateDevice(ctx.db, ctx.caller.accountId, input.id)),
 });

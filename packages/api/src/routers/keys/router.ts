@@ -1,11 +1,19 @@
 import { router, sessionProcedure } from "../../trpc";
 import { CreatedKeyData, CreateOwnKeyInput, KeyIdInput, KeyListData, KeyListItem } from "./schemas";
-import { createOwnKey, listOwnKeys, revokeOwnKey } from "./service";
+import { createApiKey, createOwnKey, listOwnKeys, revokeOwnKey } from "./service";
 
 /** The key list of developer settings: only the signed-in person manages their keys, never a key itself. */
 export const keysRouter = router({
   list: sessionProcedure
-    .meta({ ability: "signed-in" })
+    .meta({
+      ability: "signed-in",
+      example: {
+        listed: async ({ db, accountId }) => {
+          const { record } = await createApiKey(db, { accountId, kind: "device", client: "listed" }, "shelf");
+          return [{ list: "keys", row: { id: record.id } }];
+        },
+      },
+    })
     .output(KeyListData)
     .query(({ ctx }) => listOwnKeys(ctx.db, ctx.caller.accountId)),
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { jsonTextOf } from "../../json-text";
 import { accountProcedure, router } from "../../trpc";
+import { exampleHeldProduct } from "../devices/example";
 import { LibraryApiData } from "./schemas";
 import { getLibrary } from "./service";
 
@@ -14,6 +15,9 @@ export const libraryRouter = router({
         tags: ["library"],
         summary: "The account's usable products, ready to set up",
         description: "A product-scoped key sees only its product.",
+      },
+      example: {
+        listed: async (context) => [{ list: "items", row: { product: { id: await exampleHeldProduct(context) } } }],
       },
     })
     .input(z.object({}))

@@ -432,6 +432,26 @@ describe("the product license and releasing a device", () => {
     expect((await check(key, { product_id: product.id, device_id: "ROGUE" })).status).toBe(409);
   });
 
+  it("shows only the account's own seats: another buyer's devices of the product are in neither the 409 nor the license", async () => {
+    const { account, key, product } = await buyer({ deviceLimit: 1 });
+    const { account: neighbour, key: neighbourKey } = await createAccountWithKey(testDb.db, {
+      abilities: [...deviceAbilities],
+    });
+    await grantEntitlement(testDb.db, neighbour.id, product.id);
+    expect((await check(neighbourKey, { product_id: product.id, device_id: "NEIGHBOUR" })).status).toBe(200);
+    expect((await check(key, { product_id: product.id, device_id: "MINE" })).status).toBe(200);
+
+    const refused = await check(key, { product_id: product.id, device_id: "ANOTHER" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.devices.map((device: { device_id: string }) => device.device_id)).toEqual(["MINE"]);
+    const license = await request(`/api/products/${product.id}/license`, { key });
+    expect(license.body.license.devices_used).toBe(1);
+    expect(
+      license.body.license.activations.map((seat: { device: { device_id: string } }) => seat.device.device_id),
+    ).toEqual(["MINE"]);
+    expect(await seats(account.id, product.id)).toBe(1);
+  });
+
   it("writes a seated device's check at most once a minute, so a client checking in a loop stays cheap", async () => {
     const { account, key, product } = await buyer();
     await check(key, { product_id: product.id, device_id: "LOOP" });

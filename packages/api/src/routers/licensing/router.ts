@@ -3,6 +3,7 @@ import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { answerLanguageOf } from "../../language";
 import { accountProcedure, router } from "../../trpc";
+import { exampleSeat } from "../devices/example";
 import { createApiKey } from "../keys/service";
 import { productProcedure } from "../products/procedure";
 import { checkLicense, productLicense, releaseDeviceKey } from "./license";
@@ -48,6 +49,11 @@ export const licensingRouter = router({
         tags,
         summary: "The account's license of a product",
         description: "Its state, device limit and the devices seated on it.",
+      },
+      example: {
+        listed: async (context) => [
+          { list: "license.activations", row: { device: { device_id: await exampleSeat(context) } } },
+        ],
       },
     })
     .output(ProductLicenseData)

@@ -3,7 +3,7 @@ import type { Context } from "../../context";
 import { answerLanguageOf } from "../../language";
 import { IdParam } from "../../schemas/common";
 import { accountProcedure, router } from "../../trpc";
-import { createOrder } from "./admin-service";
+import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
 
@@ -25,6 +25,11 @@ export const ordersRouter = router({
         summary: "The account's orders",
         description:
           "Newest first, each with its items and the entitlements each granted. Money is in the currency's minor unit (`*_cents`: cents, or won for KRW, which has none); a KRW total includes 10 % VAT, split into `supply_cents` and `vat_cents`. `can_withdraw`: paid within 7 days and not used yet (no device seated on, or install recorded of, its products since). Labels in Korean or English, by `Accept-Language`. A product key sees the orders of its product.",
+      },
+      example: {
+        listed: async ({ db, accountId, productId }) => [
+          { list: "orders", row: { id: (await createOrder(db, { accountId, productId })).id } },
+        ],
       },
     })
     .input(z.object({}))
@@ -62,6 +67,14 @@ export const ordersRouter = router({
         summary: "The account's invoices, a page at a time",
         description: `Newest first. \`status\` filters (draft, open, paid, void, uncollectible); \`limit\` is ${INVOICE_PAGE.default} by default and at most ${INVOICE_PAGE.max}; \`after\` is the \`next_cursor\` of the page before (the id of its last invoice), and pages never skip or repeat an invoice while new ones are added. \`next_cursor\` is null on the last page.`,
       },
+      example: {
+        listed: async ({ db, accountId }) => [
+          {
+            list: "invoices",
+            row: { id: (await createInvoice(db, { accountId, totalCents: 1200, currency: "USD" })).id },
+          },
+        ],
+      },
     })
     .input(InvoicesInput)
     .output(InvoicesData)
@@ -77,6 +90,18 @@ export const ordersRouter = router({
         summary: "Cards on file",
         description:
           "Brand, last four digits and expiry: nothing more of a card number is ever stored. A product key sees none (they are the account's, not a product's).",
+      },
+      example: {
+        listed: async ({ db, accountId }) => {
+          const card = await addPaymentMethod(db, {
+            accountId,
+            brand: "visa",
+            last4: "4242",
+            expMonth: 12,
+            expYear: 2040,
+          });
+          return [{ list: "payment_methods", row: { id: card.id } }];
+        },
       },
     })
     .input(z.object({}))

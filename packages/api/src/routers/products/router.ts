@@ -34,6 +34,7 @@ export const productsRouter = router({
     .meta({
       ability: "products.read",
       openapi: { method: "GET", path: "/api/products", tags, summary: "Products in the catalog" },
+      listing: "everyone",
     })
     .input(ListProductsInput)
     .output(z.object({ products: z.array(ProductApiData) }))
@@ -50,6 +51,7 @@ export const productsRouter = router({
         summary: "One product",
         description: "An unpublished product is visible only to accounts that can access it.",
       },
+      listing: "product",
     })
     .output(z.object({ product: ProductApiData }))
     .query(({ ctx }) => getProduct(ctx.db, ctx.product)),
@@ -59,6 +61,7 @@ export const productsRouter = router({
       ability: "products.read",
       product: "entitled",
       openapi: { method: "GET", path: "/api/products/{product}/detail", tags, summary: "Full product detail" },
+      listing: "product",
     })
     .output(ProductDetailApiData)
     .query(({ ctx }) => getProductDetail(ctx.db, ctx.product)),
@@ -68,6 +71,7 @@ export const productsRouter = router({
       ability: "any-key",
       product: "visible",
       openapi: { method: "GET", path: "/api/products/{product}/releases", tags, summary: "Releases of a product" },
+      listing: "product",
     })
     .output(z.object({ releases: z.array(ProductReleaseData) }))
     .query(({ ctx }) => listReleases(ctx.db, ctx.product.id)),
@@ -138,6 +142,7 @@ export const productsRouter = router({
         tags,
         summary: "Content assets of a product",
       },
+      listing: "product",
     })
     .output(z.object({ assets: z.array(ContentAssetData) }))
     .query(({ ctx }) => listContentAssets(ctx.db, ctx.product.id, ctx.baseUrl)),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountProcedure, router } from "../../trpc";
 import { commerceView } from "../orders/router";
+import { createSubscription } from "./admin-service";
 import { SubscriptionsData } from "./schemas";
 import { listSubscriptions } from "./service";
 
@@ -15,6 +16,11 @@ export const subscriptionsRouter = router({
         summary: "The account's subscriptions",
         description:
           "Newest first, with states derived from what is stored, so they always agree: a subscription whose period ended is `expired`; one that renews `can_cancel` and has `next_charge_at` (the end of its period); one cancelled at period end runs on and can be resumed (`action`: cancel, resume, update_payment_method, resubscribe or none). A renewal in another currency has its KRW estimate from the stored exchange rate, with its source. Labels in Korean or English, by `Accept-Language`. A product key sees its product's.",
+      },
+      example: {
+        listed: async ({ db, accountId, productId }) => [
+          { list: "subscriptions", row: { id: (await createSubscription(db, { accountId, productId })).id } },
+        ],
       },
     })
     .input(z.object({}))
