@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createAccountWithKey } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "./server";
@@ -52,6 +53,7 @@ function sendLargeBody(
   headers: string[],
   size: number,
   chunked: boolean,
+  opening = "",
 ): Promise<{ status: number; body: string; sent: number }> {
   const { port, hostname } = new URL(server.url);
   const piece = Buffer.alloc(64 * 1024, "a");
@@ -78,6 +80,10 @@ function sendLargeBody(
     socket.on("close", finish);
     const length = chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${size}`;
     socket.write(`POST ${path} HTTP/1.1\r\n${["Host: localhost", ...headers, length].join("\r\n")}\r\n\r\n`);
+    if (opening) {
+      socket.write(chunked ? `${Buffer.byteLength(opening).toString(16)}\r\n${opening}\r\n` : opening);
+      sent += Buffer.byteLength(opening);
+    }
     const pump = () => {
       while (!done && sent < size) {
         const frame = chunked
@@ -121,6 +127,19 @@ describe("request bodies to pages", () => {
       }
     }
     expect(await residentMiB()).toBeLessThan(before + 32);
+  });
+
+  it("to the API: a multipart form past its limit is 413, declared or chunked, whichever part it is in", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["support.report"] });
+    const headers = [`Authorization: Bearer ${key}`, "Content-Type: multipart/form-data; boundary=cut-here"];
+    for (const chunked of [false, true]) {
+      for (const part of ['name="bundle"; filename="a.zip"', 'name="detail"']) {
+        const opening = `--cut-here\r\nContent-Disposition: form-data; ${part}\r\n\r\n`;
+        const answer = await sendLargeBody("/api/support/reports", headers, 48 * 1024 * 1024, chunked, opening);
+        expect(answer.status, `${part} ${chunked ? "chunked" : "Content-Length"}`).toBe(413);
+        expect(JSON.parse(answer.body).error).toBe("payload_too_large");
+      }
+    }
   });
 });
 

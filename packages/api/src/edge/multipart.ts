@@ -80,6 +80,9 @@ export async function readMultipart(request: EdgeRequest, spec: MultipartSpec): 
         stream.resume();
         return;
       }
+      // Destroying the parser (the body passed its limit) destroys the file's stream with the same error, which the
+      // parser reports; unheard here, it would be thrown from inside Node's HTTP parser (a 400 from Node instead).
+      stream.on("error", () => {});
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on("data", (chunk: Buffer) => {
