@@ -159,11 +159,17 @@ describe("answers at the protocol level are the contract's JSON", () => {
       expect(response.status, host).toBe(400);
       expect(JSON.parse(response.body), host).toEqual({ message: expect.any(String), error: "malformed_request" });
     }
-    for (const version of ["HTTP/1.0", "HTTP/1.1"]) {
-      const missing = await request([`GET /api/library ${version}`, "Connection: close"]);
-      expect(missing.status, version).toBe(400);
-      expect(JSON.parse(missing.body).error).toBe("malformed_request");
-    }
+    const missing = await request(["GET /api/library HTTP/1.1", "Connection: close"]);
+    expect(missing.status).toBe(400);
+    expect(JSON.parse(missing.body).error).toBe("malformed_request");
+  });
+
+  it("serves HTTP/1.0 without Host (a load balancer's health check) as the server's own host", async () => {
+    const health = await request(["GET /healthz HTTP/1.0"]);
+    expect(health.status).toBe(200);
+    const api = await request(["GET /api/library HTTP/1.0"]);
+    expect(api.status).toBe(401);
+    expect(JSON.parse(api.body).error).toBe("missing_api_key");
   });
 
   it("OPTIONS *: 204 with the methods the server takes", async () => {

@@ -48,6 +48,12 @@ export type EdgeServer = {
 const DEFAULT_PAGE_BODY_BYTES = 1024 * 1024;
 const METHODS_ANYWHERE = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
+/** The address and port a request came in on, as a Host header names them. */
+function ownHost(req: http.IncomingMessage): string {
+  const { localAddress = "localhost", localPort } = req.socket;
+  return `${localAddress.includes(":") ? `[${localAddress}]` : localAddress}:${localPort}`;
+}
+
 /** A request id set by the proxy in front, if it is trusted and the id is plain. */
 function acceptedRequestId(req: http.IncomingMessage, trustProxy: boolean | undefined): string | undefined {
   const id = req.headers["x-request-id"];
@@ -96,6 +102,8 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     if (target === null) {
       return answer(res, errorResult("malformed_request", "The request target is malformed."), "protocol");
     }
+    // HTTP/1.0 has no Host to require (HAProxy's default health check sends none): it is for this server itself.
+    if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = ownHost(req);
     if (!isValidHost(req.headers.host)) {
       return answer(res, errorResult("malformed_request", "The Host header is missing or malformed."), "protocol");
     }
