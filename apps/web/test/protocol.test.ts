@@ -170,6 +170,10 @@ describe("answers at the protocol level are the contract's JSON", () => {
     const api = await request(["GET /api/library HTTP/1.0"]);
     expect(api.status).toBe(401);
     expect(JSON.parse(api.body).error).toBe("missing_api_key");
+    // HAProxy's default check; Next itself answers OPTIONS on a page with an empty 400.
+    const check = await request(["OPTIONS / HTTP/1.0"]);
+    expect(check.status).toBe(204);
+    expect(check.headers.allow).toBe("GET, HEAD, POST, OPTIONS");
   });
 
   it("OPTIONS *: 204 with the methods the server takes", async () => {

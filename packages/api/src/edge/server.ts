@@ -47,6 +47,8 @@ export type EdgeServer = {
 
 const DEFAULT_PAGE_BODY_BYTES = 1024 * 1024;
 const METHODS_ANYWHERE = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+/** What pages take: reads, and forms and server actions. */
+const PAGE_METHODS = "GET, HEAD, POST, OPTIONS";
 
 /** The address and port a request came in on, as a Host header names them. */
 function ownHost(req: http.IncomingMessage): string {
@@ -124,6 +126,10 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     }
     const edge = options.edges.find((candidate) => candidate.owns(path));
     if (!edge && legacy) return answer(res, errorResult("not_found", "No such API endpoint."), "legacy");
+    if (!edge && req.method === "OPTIONS") {
+      // Next answers OPTIONS on a page with an empty 400; it is what HAProxy's default health check sends.
+      return answer(res, { status: 204, headers: { allow: PAGE_METHODS }, body: null }, "page");
+    }
     if (!edge) {
       routes.set(res, "page");
       const limit = options.pageBodyLimit?.(path) ?? DEFAULT_PAGE_BODY_BYTES;
