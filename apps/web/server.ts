@@ -28,6 +28,7 @@ import { withPageStatus } from "./src/page-status";
 import { setRuntime } from "./src/runtime";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
+const NEXT_AUTH_BODY_BYTES = 64 * 1024;
 
 /**
  * The web app's process: configuration read once, the database resolved (embedded or DATABASE_URL) and watched,
@@ -93,6 +94,9 @@ async function main() {
       return withPageStatus(res, () => handleNext(req, res));
     },
     upgrade: app.getUpgradeHandler(),
+    // next-auth's forms are a few hundred bytes; other pages (server actions) keep the server's default of 1 MiB,
+    // which is also the most Next itself lets a server action take.
+    pageBodyLimit: (path) => (path === "/auth" || path.startsWith("/auth/") ? NEXT_AUTH_BODY_BYTES : undefined),
     log,
     trustProxy: config.api.SHELF_TRUST_PROXY,
     legacyHosts: (config.api.SHELF_LEGACY_URL ?? []).flatMap(hostNames),

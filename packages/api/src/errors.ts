@@ -43,6 +43,7 @@ export const domainErrors = {
   install_not_available: { status: 404, message: "There is nothing to install for this product." },
   order_not_found: { status: 404, message: "Order not found." },
   method_not_allowed: { status: 405, message: "Method not allowed." },
+  request_timeout: { status: 408, message: "The request took too long to arrive." },
   api_key_limit_reached: { status: 409, message: "No free key slot: revoke a key first." },
   device_limit_reached: {
     status: 409,

@@ -14,9 +14,10 @@ import { publishRelease, putContentAsset } from "../routers/products/publish";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
-import { createAnswerChecker, requestsFor, send } from "../testing/fuzz";
+import { createAnswerChecker, requestsFor, sendOverSocket } from "../testing/fuzz";
 import { createTestRouter } from "../testing/test-router";
 import { createEdge, type Edge } from "./handler";
+import { createEdgeServer, type EdgeServer } from "./server";
 
 /**
  * Property-based fuzzing driven by the OpenAPI document: every operation of every edge gets generated valid,
@@ -32,6 +33,8 @@ const RUNS_PER_OPERATION = Number(process.env.SHELF_FUZZ_RUNS ?? 200);
 let testDb: TestDatabase;
 let filesDir: string;
 const edges: Record<string, Edge> = {};
+/** Each edge behind the server in front of it, as deployed: the answers Node and the server give are fuzzed too. */
+const servers: Record<string, { server: EdgeServer; port: number }> = {};
 let keys: string[] = [];
 let known: Record<string, string[]> = {};
 /** Makes a key that an operation revoking its caller may use up (scoped to the product for product-key routes). */
@@ -84,6 +87,14 @@ beforeAll(async () => {
   };
   edges["account API"] = createAccountApiEdge({ ...common, disclosure: DEMO_DISCLOSURE });
   edges["test router"] = createEdge({ ...common, router: createTestRouter({ filesDir }), maxBodyBytes: 4096 });
+  for (const [name, edge] of Object.entries(edges)) {
+    const server = createEdgeServer({
+      edges: [edge],
+      fallback: async (_req, res) => void res.writeHead(404).end(),
+      log: testLog,
+    });
+    servers[name] = { server, port: await server.listen(0, "127.0.0.1") };
+  }
 });
 async function revokeKeyBySecret(secret: string) {
   await testDb.db
@@ -98,6 +109,7 @@ async function releaseRow(db: TestDatabase["db"], id: number) {
 }
 
 afterAll(async () => {
+  await Promise.all(Object.values(servers).map(({ server }) => server.shutdown(1000)));
   await testDb.drop();
   await fs.rm(filesDir, { recursive: true, force: true });
 });
@@ -105,9 +117,10 @@ afterAll(async () => {
 describe("fuzzing every operation of the document", () => {
   for (const name of ["account API", "test router"]) {
     it(
-      `${name}: no 5xx, the contract's JSON on errors, every answer valid against the document`,
+      `${name}: no 5xx, the contract's JSON on errors, every answer (Node's own too) valid against the document`,
       async () => {
         const edge = edges[name] as Edge;
+        const { port } = servers[name] as { port: number };
         // biome-ignore lint/suspicious/noExplicitAny: the document is walked loosely
         const document = edge.document as any;
         const check = createAnswerChecker(document);
@@ -137,7 +150,7 @@ describe("fuzzing every operation of the document", () => {
                   spare = await spareKey(declared["x-key-scope"] === "product" ? "product" : "account");
                   request.headers.authorization = `Bearer ${spare}`;
                 }
-                const answer = await send(edge, request).finally(() => spare && revokeKeyBySecret(spare));
+                const answer = await sendOverSocket(port, request).finally(() => spare && revokeKeyBySecret(spare));
                 statuses.set(answer.result.status, (statuses.get(answer.result.status) ?? 0) + 1);
                 const answered =
                   document.paths[pathTemplate]?.[

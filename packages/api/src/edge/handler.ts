@@ -5,7 +5,7 @@ import { type Credential, credentialKey } from "../auth/caller";
 import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
-import { JsonText } from "../json-text";
+import { type ClientJson, JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import type { Logger } from "../log";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
@@ -284,11 +284,17 @@ export function createEdge(options: EdgeOptions): Edge {
                 : undefined,
           );
         }
+        let parsed: ClientJson;
         try {
-          body = JSON.parse(utf8.decode(read.bytes));
+          parsed = parseClientJson(utf8.decode(read.bytes));
         } catch {
-          return jsonResult(422, validationBody({ body: ["must be valid JSON in UTF-8"] }));
+          parsed = { ok: false, reason: "malformed" };
         }
+        if (!parsed.ok) {
+          const problem = parsed.reason === "too_deep" ? TOO_DEEP : "must be valid JSON in UTF-8";
+          return jsonResult(422, validationBody({ body: [problem] }));
+        }
+        body = parsed.value;
       }
     }
     const { values, errors } = readParameters(specs.get(route) ?? [], params, url.searchParams);

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import busboy from "busboy";
 import type { FieldErrors } from "../errors";
 import { UploadedFile } from "../schemas/upload";
-import type { EdgeRequest } from "./request";
+import { type EdgeRequest, utf8 } from "./request";
 
 /** What a route takes in a multipart body: its file fields, each with the most bytes it may hold. */
 export type MultipartSpec = { files: Record<string, { maxBytes: number }> };
@@ -22,6 +22,24 @@ export function multipartBodyLimit(spec: MultipartSpec): number {
 }
 
 class BodyTooLarge extends Error {}
+
+/**
+ * A text field's value in strict UTF-8, as JSON bodies are read, or null. busboy decodes a part without a charset as
+ * Latin-1 here, so its characters are its bytes, judged as UTF-8. A part that declares a charset was decoded by busboy
+ * and its bytes are gone: decoded beyond Latin-1, it is taken unless it holds replacement characters (bad UTF-8);
+ * within Latin-1, it is judged like an undeclared part (a declared Latin-1 `é` is refused, and so is a declared
+ * UTF-8 text whose only non-ASCII characters are Latin-1 ones); one busboy cannot decode (undefined) is refused.
+ */
+function strictText(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const bytes = Buffer.from(value, "latin1");
+  if (bytes.toString("latin1") !== value) return value.includes("\ufffd") ? null : value;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
 
 /** The body's chunks, refusing to read past `limit` bytes. */
 async function* capped(body: AsyncIterable<Uint8Array>, limit: number) {
@@ -49,6 +67,8 @@ export async function readMultipart(request: EdgeRequest, spec: MultipartSpec): 
   try {
     parser = busboy({
       headers: { "content-type": contentType },
+      // Bytes as they came (Latin-1 maps each to one character), for `strictText` to judge as UTF-8.
+      defCharset: "latin1",
       limits: {
         fileSize: largest + 1,
         files: Object.keys(spec.files).length,
@@ -67,11 +87,13 @@ export async function readMultipart(request: EdgeRequest, spec: MultipartSpec): 
   };
   let tooLarge = false;
   const done = new Promise<void>((resolve, reject) => {
-    parser.on("field", (name, value, info) => {
+    parser.on("field", (name, value: string | undefined, info) => {
+      const text = strictText(value);
       if (info.valueTruncated) fail(name, `must be at most ${FIELD_BYTES} bytes`);
+      else if (text === null) fail(name, "must be text in UTF-8");
       else if (name in fields || name in files) fail(name, "must be given once");
       else if (name in spec.files) fail(name, "must be a file");
-      else fields[name] = value;
+      else fields[name] = text;
     });
     parser.on("file", (name, stream, info) => {
       const limit = spec.files[name]?.maxBytes;
@@ -80,6 +102,9 @@ export async function readMultipart(request: EdgeRequest, spec: MultipartSpec): 
         stream.resume();
         return;
       }
+      // Destroying the parser (the body passed its limit) destroys the file's stream with the same error, which the
+      // parser reports; unheard here, it would be thrown from inside Node's HTTP parser (a 400 from Node instead).
+      stream.on("error", () => {});
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on("data", (chunk: Buffer) => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -99,14 +100,14 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     error.code === "HPE_HEADER_OVERFLOW"
       ? "header_fields_too_large"
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? null
+        ? "request_timeout"
         : "malformed_request";
-  const status = code ? domainErrors[code].status : 408;
-  const body = JSON.stringify(
-    code ? domainErrorBody(code) : { message: "The request took too long to arrive.", error: "request_timeout" },
-  );
+  const { status } = domainErrors[code];
+  const body = JSON.stringify(domainErrorBody(code));
+  // Every answer has a request id, as the document promises, even one made before there was a request.
   socket.end(
     `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${randomUUID()}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
   );
 }

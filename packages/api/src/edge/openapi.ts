@@ -55,6 +55,9 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
   if (kinds.includes("file")) add("range_not_satisfiable");
   for (const code of meta.errors ?? []) add(code);
   add("rate_limited");
+  // What the server in front answers for any path before the edge sees a request (Node's own limits).
+  add("request_timeout");
+  add("header_fields_too_large");
   add("internal_error");
 
   const responses: Record<string, unknown> = {};
@@ -82,10 +85,12 @@ const statusDescriptions: Record<number, string> = {
   401: "Missing, unknown, revoked or expired API key",
   403: "Not allowed",
   404: "Not found",
+  408: "The request did not arrive in time",
   409: "Conflict",
   413: "Request body too large",
   415: "Request body is not JSON",
   416: "No requested range lies within the file",
+  431: "The request's target or headers are too large",
   429: "Rate limit exceeded",
   500: "Internal error (logged, never detailed)",
 };

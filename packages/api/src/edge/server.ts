@@ -6,6 +6,7 @@ import type { Logger } from "../log";
 import type { Edge } from "./handler";
 import { forwardedRequest } from "./hosts";
 import { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
+import { capNodeBody, lingerAfter } from "./node-body";
 import { OPS_PATHS, type OpsOptions, opsResult } from "./ops";
 import { type EdgeResult, errorResult } from "./results";
 
@@ -26,6 +27,11 @@ export type EdgeServerOptions = {
    * contract 5.1 forwards; any other path there is a JSON 404.
    */
   legacyHosts?: readonly string[];
+  /**
+   * The most bytes a request body to a page path may hold (413 beyond), by path, enforced while Node reads it,
+   * before `fallback` sees a byte (undefined: the default, 1 MiB). The edges' own paths have their own limits.
+   */
+  pageBodyLimit?: (path: string) => number | undefined;
 };
 
 export type EdgeServer = {
@@ -39,7 +45,16 @@ export type EdgeServer = {
   shutdown: (timeoutMs: number) => Promise<void>;
 };
 
+const DEFAULT_PAGE_BODY_BYTES = 1024 * 1024;
 const METHODS_ANYWHERE = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+/** What pages take: reads, and forms and server actions. */
+const PAGE_METHODS = "GET, HEAD, POST, OPTIONS";
+
+/** The address and port a request came in on, as a Host header names them. */
+function ownHost(req: http.IncomingMessage): string {
+  const { localAddress = "localhost", localPort } = req.socket;
+  return `${localAddress.includes(":") ? `[${localAddress}]` : localAddress}:${localPort}`;
+}
 
 /** A request id set by the proxy in front, if it is trusted and the id is plain. */
 function acceptedRequestId(req: http.IncomingMessage, trustProxy: boolean | undefined): string | undefined {
@@ -67,6 +82,16 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
   };
   const routes = new WeakMap<http.ServerResponse, string>();
 
+  /**
+   * 413 for a body over its limit, the rest of which is never passed on: the connection closes after the answer.
+   * Next may still be waiting for the body it was promised; closing the socket ends that wait.
+   */
+  const refuseBody = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (res.headersSent) return void req.socket.destroy();
+    lingerAfter(res);
+    await answer(res, errorResult("payload_too_large"), "page");
+  };
+
   async function respond(req: http.IncomingMessage, res: http.ServerResponse, requestId: string) {
     const target = originForm(req.url ?? "");
     if (target === "*") {
@@ -79,6 +104,8 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     if (target === null) {
       return answer(res, errorResult("malformed_request", "The request target is malformed."), "protocol");
     }
+    // HTTP/1.0 has no Host to require (HAProxy's default health check sends none): it is for this server itself.
+    if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = ownHost(req);
     if (!isValidHost(req.headers.host)) {
       return answer(res, errorResult("malformed_request", "The Host header is missing or malformed."), "protocol");
     }
@@ -99,8 +126,14 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     }
     const edge = options.edges.find((candidate) => candidate.owns(path));
     if (!edge && legacy) return answer(res, errorResult("not_found", "No such API endpoint."), "legacy");
+    if (!edge && req.method === "OPTIONS") {
+      // Next answers OPTIONS on a page with an empty 400; it is what HAProxy's default health check sends.
+      return answer(res, { status: 204, headers: { allow: PAGE_METHODS }, body: null }, "page");
+    }
     if (!edge) {
       routes.set(res, "page");
+      const limit = options.pageBodyLimit?.(path) ?? DEFAULT_PAGE_BODY_BYTES;
+      if (!capNodeBody(req, limit, () => refuseBody(req, res))) return refuseBody(req, res);
       return options.fallback(req, res);
     }
     const request = { ...fromNode(req), requestId };

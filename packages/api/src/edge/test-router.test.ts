@@ -108,6 +108,20 @@ describe("JSON bodies", () => {
     expect(latin1.status).toBe(422);
   });
 
+  it("refuses JSON nested deeper than 64 levels with 422, judged on the text before anything walks it", async () => {
+    const roomy = createApiClient(testDb.db, { edge: edgeFor(testDb.db, { maxBodyBytes: 64 * 1024 }) });
+    const send = (rawBody: string) =>
+      roomy("/api/test/echo", { method: "POST", key, rawBody, headers: { "content-type": "application/json" } });
+    const nested = (depth: number) => `{"qty":1,"labels":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const deep = await send(nested(8000));
+    expect(deep.status).toBe(422);
+    expect(deep.body.errors).toEqual({ body: ["must nest objects and arrays at most 64 levels deep"] });
+    // Within the depth, the procedure's schema judges it; brackets inside strings are only text.
+    expect((await send(nested(63))).body.errors).not.toHaveProperty("body");
+    const text = await send(`{"qty":1,"labels":["${"[".repeat(500)}\\"${"{".repeat(500)}"]}`);
+    expect(text.status).toBe(200);
+  });
+
   it("answers 415 to other media types and 413 past the size limit, but only to a caller allowed in", async () => {
     const text = await request("/api/test/echo", {
       method: "POST",

@@ -19,7 +19,7 @@ import { type EdgeRequest, JSON_TYPE, readBody } from "../edge/request";
 import { domainErrorBody, type EdgeResult, errorResult, errorToResponse, jsonResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
 import { DomainError, ValidationError } from "../errors";
-import { JsonText } from "../json-text";
+import { JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import { accessTokenResolver } from "../oauth/tokens";
 import { endMcpSession, openMcpSession, touchMcpSession } from "./sessions";
 import { type AccountTool, accountTools, toolsFor } from "./tools";
@@ -156,12 +156,10 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
         ? errorResult("payload_too_large")
         : errorResult("malformed_request", "The request body ended before it was complete.");
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(read.bytes.toString("utf8"));
-    } catch {
-      return rpcError(400, "Parse error: the body is not JSON.", -32700);
-    }
+    const json = parseClientJson(read.bytes.toString("utf8"));
+    if (!json.ok && json.reason === "too_deep") return rpcError(422, `Invalid request: the body ${TOO_DEEP}.`, -32600);
+    if (!json.ok) return rpcError(400, "Parse error: the body is not JSON.", -32700);
+    const parsed = json.value;
     const messages: JsonRpcMessage[] = (Array.isArray(parsed) ? parsed : [parsed]).filter(
       (message): message is JsonRpcMessage => typeof message === "object" && message !== null,
     );

@@ -219,6 +219,22 @@ describe("account MCP", () => {
     expect((await post(list, { authorization: `Bearer ${key}`, "mcp-session-id": sessionId })).status).toBe(404);
   });
 
+  it("refuses a message nested deeper than 64 levels with a JSON-RPC 422, before anything walks it", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const depth = 8000;
+    const answer = await edgeFetch(MCP_URL, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+    });
+    expect(answer.status).toBe(422);
+    expect((await answer.json()).error).toEqual({ code: -32600, message: expect.stringContaining("64 levels") });
+  });
+
   it("refuses a foreign Host or Origin (DNS rebinding) before reading any credential", async () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const foreignOrigin = await post(initialize, { authorization: `Bearer ${key}`, origin: "https://evil.example" });

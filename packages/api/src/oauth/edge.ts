@@ -7,6 +7,7 @@ import { type Edge, failureResult, type HealthSignal, unavailableResult } from "
 import { type EdgeRequest, FORM_TYPE, JSON_TYPE, parseForm, readBody } from "../edge/request";
 import { type EdgeResult, errorResult, jsonResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
+import { parseClientJson, TOO_DEEP } from "../json-text";
 import type { Logger } from "../log";
 import type { RateLimiter } from "../rate-limit";
 import type { OAuthSettings } from "./authorize";
@@ -229,9 +230,8 @@ async function readJson(request: EdgeRequest): Promise<unknown> {
   if (!JSON_TYPE.test(request.header("content-type") ?? "")) {
     throw new OAuthError("invalid_client_metadata", "Send the client metadata as application/json.");
   }
-  try {
-    return JSON.parse((await readBytes(request)).toString("utf8"));
-  } catch {
-    throw new OAuthError("invalid_client_metadata", "The body is not valid JSON.");
-  }
+  const json = parseClientJson((await readBytes(request)).toString("utf8"));
+  if (!json.ok && json.reason === "too_deep") throw new OAuthError("invalid_client_metadata", `The body ${TOO_DEEP}.`);
+  if (!json.ok) throw new OAuthError("invalid_client_metadata", "The body is not valid JSON.");
+  return json.value;
 }

@@ -162,6 +162,25 @@ describe("registration", () => {
     expect(answer.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("refuses client metadata nested deeper than 64 levels as invalid_client_metadata", async () => {
+    const depth = 8000;
+    const answer = await call(
+      oauth,
+      "/oauth/register",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: `{"client_name":"Deep","redirect_uris":["${REDIRECT}"],"contacts":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+      },
+      "198.51.100.250",
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("64 levels"),
+    });
+  });
+
   it("refuses redirect URIs that are not https or loopback, and confidential clients", async () => {
     for (const uri of ["http://app.example/cb", "https://app.example/cb#frag", "javascript:alert(1)", "not a url"]) {
       const answer = await register({ redirect_uris: [uri] });

@@ -321,6 +321,37 @@ describe("POST /api/support/reports", () => {
     expect(xml.status).toBe(415);
     expect(xml.body.message).toMatch(/multipart\/form-data/);
   });
+
+  it("reads multipart text fields as UTF-8 only: other bytes are 422, as in JSON, whatever charset a part declares", async () => {
+    const { key } = await reporter();
+    const form = (summary: Buffer, partType = "") =>
+      request("/api/support/reports", {
+        method: "POST",
+        key,
+        headers: { "content-type": "multipart/form-data; boundary=b" },
+        rawBody: Buffer.concat([
+          Buffer.from('--b\r\nContent-Disposition: form-data; name="kind"\r\n\r\napp_report\r\n'),
+          Buffer.from('--b\r\nContent-Disposition: form-data; name="detail"\r\n\r\nSee the summary.\r\n'),
+          Buffer.from(`--b\r\nContent-Disposition: form-data; name="summary"\r\n${partType}\r\n`),
+          summary,
+          Buffer.from("\r\n--b--\r\n"),
+        ]),
+      });
+    const latin1 = Buffer.from("Caf\xe9 crashes", "latin1");
+    for (const [summary, partType] of [
+      [latin1, ""],
+      [latin1, "Content-Type: text/plain; charset=iso-8859-1\r\n"],
+      [Buffer.from([0x41, 0xff, 0xfe, 0x42]), ""],
+      [Buffer.from([0x41, 0xc3, 0x28]), "Content-Type: text/plain; charset=utf-8\r\n"],
+    ] as const) {
+      const refused = await form(summary, partType);
+      expect(refused.status, `${summary.toString("hex")} ${partType}`).toBe(422);
+      expect(refused.body.errors).toEqual({ summary: ["must be text in UTF-8"] });
+    }
+    const stored = await form(Buffer.from("Café ✓ crashes \ufffd", "utf8"));
+    expect(stored.status).toBe(201);
+    expect(stored.body.ticket.summary).toBe("Café ✓ crashes \ufffd");
+  });
 });
 
 /** A multipart request as a browser or fetch would build it. */
