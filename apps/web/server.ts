@@ -25,6 +25,7 @@ import next from "next";
 import { readWebConfig } from "./src/env";
 import { pageHeaders } from "./src/page-headers";
 import { setRuntime } from "./src/runtime";
+import { answerUnavailable, servedWithoutDatabase } from "./src/unavailable-page";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -83,12 +84,17 @@ async function main() {
   const httpServer = createEdgeServer({
     edges,
     // Pages: security headers and a CSP nonce per request, the client's address as the server saw it.
-    fallback: (req, res) => {
+    fallback: async (req, res) => {
       pageHeaders(req, res, {
         trustProxy: config.api.SHELF_TRUST_PROXY,
         dev: config.web.NODE_ENV !== "production",
         https: config.api.SHELF_BASE_URL?.startsWith("https:"),
       });
+      // A render waits for the database: while it does not answer, the page says so at once, as the API does.
+      const path = (req.url ?? "/").split("?", 1)[0] as string;
+      if (!servedWithoutDatabase(path) && !(health.up && (await health.check()).reachable)) {
+        return answerUnavailable(req, res);
+      }
       return handleNext(req, res);
     },
     upgrade: app.getUpgradeHandler(),
@@ -165,7 +171,10 @@ async function main() {
     config,
     baseUrl,
     db: pool.db,
+    dbDeadlineMs: pool.deadlineMs,
+    health,
     accountApi,
+    delivery,
     log,
     guessLimits,
     authSecret,
