@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./browser";
+import { jsonApi } from "./json-api";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -37,18 +38,7 @@ let demoKey: string;
 let productIds: number[];
 let consentPath: string;
 
-async function api(pathname: string, key: string | null, init: { method?: string; body?: unknown } = {}) {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method: init.method ?? "GET",
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = jsonApi(() => server.url);
 
 beforeAll(async () => {
   testDb = await createTestDatabase();

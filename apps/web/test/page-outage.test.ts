@@ -17,13 +17,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  const target = new URL(testDb.url);
-  proxy = await startDbProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  const viaProxy = new URL(testDb.url);
-  viaProxy.hostname = "127.0.0.1";
-  viaProxy.port = String(proxy.port);
+  proxy = await startDbProxy(testDb.url);
   server = await startServer({
-    DATABASE_URL: viaProxy.toString(),
+    DATABASE_URL: proxy.url,
     SHELF_DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
     SHELF_DB_CONNECT_TIMEOUT_SECONDS: "1",
     SHELF_RATE_LIMIT_NAMESPACE: `page-outage-${Date.now()}`,

@@ -41,16 +41,12 @@ beforeAll(async () => {
     .returning();
   serverId = server?.id as number;
 
-  const target = new URL(testDb.url);
-  proxy = await startDbProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  const viaProxy = new URL(testDb.url);
-  viaProxy.hostname = "127.0.0.1";
-  viaProxy.port = String(proxy.port);
-  pool = createDb(viaProxy.toString(), {
+  proxy = await startDbProxy(testDb.url);
+  pool = createDb(proxy.url, {
     max: 4,
     timeouts: { connectSeconds: 1, statementMs: STATEMENT_MS, idleInTransactionMs: 5000 },
   });
-  health = createDatabaseHealth(viaProxy.toString(), { probeTimeoutMs: 500, probeIntervalMs: 200, maxAgeMs: 0 });
+  health = createDatabaseHealth(proxy.url, { probeTimeoutMs: 500, probeIntervalMs: 200, maxAgeMs: 0 });
   const edge = createEdge({
     router: createTestRouter({ filesDir: "/nonexistent" }),
     db: pool.db,

@@ -1,11 +1,12 @@
 import net from "node:net";
 
 /**
- * A TCP proxy in front of a PostgreSQL server that a test can cut (connections refused, open ones reset) or
+ * A TCP proxy in front of the PostgreSQL server of a database URL that a test can cut (connections refused, open ones reset) or
  * freeze (connections accepted, nothing forwarded either way, as with a server stopped by SIGSTOP), and restore.
  * Works the same in front of the embedded server and the system one, which other tests share.
  */
-export async function startDbProxy(target: { host: string; port: number }) {
+export async function startDbProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl);
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   let mode: "pass" | "frozen" = "pass";
   let server: net.Server | null = null;
@@ -14,7 +15,7 @@ export async function startDbProxy(target: { host: string; port: number }) {
   const open = () =>
     new Promise<void>((resolve) => {
       const listener = net.createServer((client) => {
-        const upstream = net.connect(target.port, target.host);
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
         const pair = { client, upstream };
         pairs.add(pair);
         const drop = () => {
@@ -44,8 +45,12 @@ export async function startDbProxy(target: { host: string; port: number }) {
 
   await open();
   return {
-    get port() {
-      return port;
+    /** The database's URL through this proxy. */
+    get url() {
+      const through = new URL(databaseUrl);
+      through.hostname = "127.0.0.1";
+      through.port = String(port);
+      return through.toString();
     },
     /** Refuses new connections and resets the open ones: the server is gone. */
     async cut() {
