@@ -164,6 +164,19 @@ describe("demo images", () => {
     expect(await hero.evaluate((image) => (image as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
     await page.screenshot({ path: `${shots}/en-demo-product.png`, fullPage: true });
     expect(broken).toEqual([]);
+
+    // The pages' file route refuses in the contract's shapes: no session, no such file, a path it never serves.
+    const cookie = (await context.cookies()).map(({ name, value }) => `${name}=${value}`).join("; ");
+    const asset = (path: string, headers: Record<string, string> = { cookie }) =>
+      fetch(`${server.url}/account/products/${withHero.product.id}/content-assets/${path}`, { headers }).then(
+        async (response) => ({ status: response.status, body: await response.json() }),
+      );
+    expect(await asset(withHero.hero_path, {})).toEqual({
+      status: 404,
+      body: { message: "Not found.", error: "not_found" },
+    });
+    expect(await asset("demo/heroes/none.png")).toMatchObject({ status: 404, body: { error: "not_found" } });
+    expect(await asset("a%00b.png")).toMatchObject({ status: 422, body: { errors: { path: expect.any(Array) } } });
     await context.close();
   });
 });
