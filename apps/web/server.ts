@@ -26,6 +26,7 @@ import { readWebConfig } from "./src/env";
 import { pageHeaders } from "./src/page-headers";
 import { withPageStatus } from "./src/page-status";
 import { setRuntime } from "./src/runtime";
+import { answerUnavailable, servedWithoutDatabase, unavailableStatus } from "./src/unavailable-page";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const NEXT_AUTH_BODY_BYTES = 64 * 1024;
@@ -85,13 +86,23 @@ async function main() {
   const httpServer = createEdgeServer({
     edges,
     // Pages: security headers and a CSP nonce per request, the client's address as the server saw it.
-    fallback: (req, res) => {
+    fallback: async (req, res) => {
       pageHeaders(req, res, {
         trustProxy: config.api.SHELF_TRUST_PROXY,
         dev: config.web.NODE_ENV !== "production",
         https: config.api.SHELF_BASE_URL?.startsWith("https:"),
       });
-      return withPageStatus(res, () => handleNext(req, res));
+      // A render waits for the database: while it does not answer, the page says so at once, as the API does.
+      const path = (req.url ?? "/").split("?", 1)[0] as string;
+      if (!servedWithoutDatabase(path) && !(health.up && (await health.check()).reachable)) {
+        return answerUnavailable(req, res);
+      }
+      // A render that failed because the database stopped answering meanwhile is an outage too, not a bug.
+      return withPageStatus(
+        res,
+        () => handleNext(req, res),
+        (status) => (status === 500 && !health.up ? unavailableStatus(res) : status),
+      );
     },
     upgrade: app.getUpgradeHandler(),
     // next-auth's forms are a few hundred bytes; other pages (server actions) keep the server's default of 1 MiB,
@@ -169,6 +180,9 @@ async function main() {
     config,
     baseUrl,
     db: pool.db,
+    dbDeadlineMs: pool.deadlineMs,
+    health,
+    delivery,
     log,
     guessLimits,
     authSecret,

@@ -1,10 +1,43 @@
-import { getFormatter } from "next-intl/server";
+import { typeLabels } from "@shelf/api";
+import { getLocale, getTimeZone, getTranslations } from "next-intl/server";
 
-/** Dates as the page's language writes them (UTC, the pages' time zone); "—" for none. */
+/**
+ * Dates as the page's language writes them, in the pages' time zone (UTC); "—" for none. The words for morning and
+ * afternoon come from the messages: Node 20's ICU data writes "PM" in Korean, where Korean readers expect "오후".
+ */
 export async function dateFormatter() {
-  const format = await getFormatter();
-  return (iso: string | null | undefined, withTime = false) =>
-    iso
-      ? format.dateTime(new Date(iso), withTime ? { dateStyle: "medium", timeStyle: "short" } : { dateStyle: "medium" })
-      : "—";
+  const [locale, timeZone, t] = await Promise.all([getLocale(), getTimeZone(), getTranslations("format")]);
+  const dateOnly = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone });
+  const withTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone });
+  return (iso: string | null | undefined, time = false) => {
+    if (!iso) return "—";
+    const date = new Date(iso);
+    if (!time) return dateOnly.format(date);
+    return withTime
+      .formatToParts(date)
+      .map((part) => (part.type === "dayPeriod" ? t(hourIn(date, timeZone) < 12 ? "am" : "pm") : part.value))
+      .join("");
+  };
+}
+
+function hourIn(date: Date, timeZone: string): number {
+  return Number(new Intl.DateTimeFormat("en", { hour: "numeric", hourCycle: "h23", timeZone }).format(date));
+}
+
+/**
+ * A product's type in the page's language. The API names it in English (`type_label`, from one table of labels):
+ * a type the pages know is said in their own words, any other as the API says it.
+ */
+export async function typeLabeler() {
+  const t = await getTranslations("productTypes");
+  const kinds = new Map(Object.entries(typeLabels).map(([kind, label]) => [label, kind]));
+  return (label: string) => {
+    const kind = kinds.get(label);
+    return kind && t.has(kind) ? t(kind) : label;
+  };
+}
+
+/** Where the pages serve a product's content asset (a hero image, say) to the signed-in person. */
+export function contentAssetHref(productId: number, path: string): string {
+  return `/account/products/${productId}/content-assets/${path.split("/").map(encodeURIComponent).join("/")}`;
 }

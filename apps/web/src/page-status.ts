@@ -18,11 +18,16 @@ function store(): AsyncLocalStorage<PageAnswer> {
  * with 200 (or 404, 500); a page that shows an error (a refused OAuth request, a database outage) must still answer
  * with the error's status, which `setPageStatus` records and the status line then carries.
  */
-export function withPageStatus<T>(res: ServerResponse, handle: () => Promise<T>): Promise<T> {
+export function withPageStatus<T>(
+  res: ServerResponse,
+  handle: () => Promise<T>,
+  /** The server's last word on the status, e.g. an outage's 503 for a render that failed with a 500. */
+  settle: (status: number) => number = (status) => status,
+): Promise<T> {
   const answer: PageAnswer = {};
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, statusCode: number, ...rest: unknown[]) {
-    const status = statusCode === 200 && answer.status ? answer.status : statusCode;
+    const status = settle(statusCode === 200 && answer.status ? answer.status : statusCode);
     return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
   } as ServerResponse["writeHead"];
   return store().run(answer, handle);

@@ -1,5 +1,6 @@
-import type { GuessLimits, Logger, OAuthSettings } from "@shelf/api";
+import type { Delivery, GuessLimits, Logger, OAuthSettings } from "@shelf/api";
 import type { Database } from "@shelf/db";
+import type { DatabaseHealth } from "@shelf/db/server";
 import type { WebConfig } from "./env";
 
 /** What the server started with, for the pages: Next loads its own copy of this module, so it travels on globalThis. */
@@ -8,6 +9,12 @@ export type WebRuntime = {
   /** The public base URL links are built from. */
   baseUrl: string;
   db: Database;
+  /** How long a render may wait for the database before giving up (the API's deadline). */
+  dbDeadlineMs: number;
+  /** The database's health, shared with the API: a failure seen by a page makes later requests fail fast too. */
+  health: DatabaseHealth;
+  /** The artifact store, links and signing keys: the pages' images are content assets read through it. */
+  delivery: Delivery;
   log: Logger;
   /** Limits on guessing through the pages (passwords, device sign-in codes), shared through Redis when set. */
   guessLimits: GuessLimits;

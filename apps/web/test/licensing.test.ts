@@ -5,6 +5,7 @@ import { type Jwks, recordSecret, verifyCanonicalSignature, verifyCompactJws } f
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
+import { jsonApi } from "./json-api";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -24,19 +25,7 @@ let desktopKey: string;
 
 const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
 
-async function api(pathname: string, key: string | null, init: { method?: string; body?: unknown } = {}) {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method: init.method ?? "GET",
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as any };
-}
+const api = jsonApi(() => server.url);
 
 beforeAll(async () => {
   testDb = await createTestDatabase();

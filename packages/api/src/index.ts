@@ -57,6 +57,7 @@ export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
 export * as orderAdmin from "./routers/orders/admin-service";
 export * as productAdmin from "./routers/products/admin-service";
+export { typeLabels } from "./routers/products/format";
 export * as publishing from "./routers/products/publish";
 export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";

@@ -7,7 +7,7 @@ import type { FormState } from "../../src/forms/state";
 
 export type DeviceStep =
   | { step: "review"; request: DeviceSignInRequestData }
-  | { step: "decided"; decision: "approve" | "deny"; clientName: string; deviceName: string | null };
+  | { step: "decided"; decision: "approve" | "deny"; clientId: string; clientName: string; deviceName: string | null };
 
 /**
  * The device page's one action: "review" looks the code up (a wrong code counts against the person's guesses);
@@ -26,6 +26,8 @@ export async function deviceAction(_state: FormState<DeviceStep>, form: FormData
         data: {
           step: "decided",
           decision: decided.decision,
+          // Names the client in the page's words (posted by the review form; the service names it in English).
+          clientId: String(form.get("client_id") ?? ""),
           clientName: decided.client_name,
           deviceName: decided.device_name,
         },

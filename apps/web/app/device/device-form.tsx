@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef } from "react";
 import { TextField } from "../../src/components/text-field";
+import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { deviceAction } from "./actions";
 
@@ -11,20 +12,23 @@ export function DeviceForm({ initialCode }: { initialCode: string }) {
   const t = useTranslations("device");
   const tk = useTranslations("keys");
   const [state, action, pending] = useActionState(deviceAction, idle);
+  // The clients are ours: the page names them in its own language, any other as the service names it.
+  const clientName = (id: string, name: string) => (t.has(`clients.${id}`) ? t(`clients.${id}`) : name);
   const focusTarget = useRef<HTMLElement>(null);
   useEffect(() => {
     if (state.status !== "idle") focusTarget.current?.focus();
   }, [state]);
 
   if (state.status === "done" && state.data.step === "decided") {
-    const { decision, clientName, deviceName } = state.data;
+    const { decision, deviceName } = state.data;
+    const client = clientName(state.data.clientId, state.data.clientName);
     return (
       <div className="notice" role="status" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLDivElement>}>
         <h2>{decision === "approve" ? t("approvedTitle") : t("deniedTitle")}</h2>
         <p>
           {decision === "approve"
-            ? t("approvedBody", { client: clientName, device: deviceName ?? t("unnamedDevice") })
-            : t("deniedBody", { client: clientName })}
+            ? t("approvedBody", { client, device: deviceName ?? t("unnamedDevice") })
+            : t("deniedBody", { client })}
         </p>
         <p>
           <a href="/settings/api-keys">{t("seeKeys")}</a>
@@ -36,9 +40,9 @@ export function DeviceForm({ initialCode }: { initialCode: string }) {
   if (state.status === "done" && state.data.step === "review") {
     const request = state.data.request;
     return (
-      <form action={action} className="stack review" aria-labelledby="review-title">
+      <form action={action} onSubmit={keepTyped(action)} className="stack review" aria-labelledby="review-title">
         <h2 id="review-title" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLHeadingElement>}>
-          {t("reviewTitle", { client: request.client_name })}
+          {t("reviewTitle", { client: clientName(request.client_id, request.client_name) })}
         </h2>
         <dl className="facts">
           <div>
@@ -63,6 +67,7 @@ export function DeviceForm({ initialCode }: { initialCode: string }) {
         </ul>
         <p className="warning">{t("warning")}</p>
         <input type="hidden" name="user_code" value={request.user_code} />
+        <input type="hidden" name="client_id" value={request.client_id} />
         <div className="actions">
           <button type="submit" name="intent" value="deny" className="button secondary" disabled={pending}>
             {t("deny")}
@@ -77,7 +82,7 @@ export function DeviceForm({ initialCode }: { initialCode: string }) {
 
   const fields = state.status === "failed" ? state.fields : {};
   return (
-    <form action={action} className="stack">
+    <form action={action} onSubmit={keepTyped(action)} className="stack">
       {state.status === "failed" && (
         <p className="error" role="alert" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLParagraphElement>}>
           {state.message}

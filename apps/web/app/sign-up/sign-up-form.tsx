@@ -4,6 +4,7 @@ import { signIn } from "next-auth/react";
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef, useState } from "react";
 import { TextField } from "../../src/components/text-field";
+import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { signUpAction } from "./actions";
 
@@ -36,17 +37,21 @@ export function SignUpForm({ returnTo }: { returnTo: string }) {
       </p>
     );
   }
+  const send = (form: FormData) => {
+    credentials.current = { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") };
+    action(form);
+  };
   return (
-    <form
-      action={(form) => {
-        credentials.current = { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") };
-        return action(form);
-      }}
-      className="stack"
-    >
+    <form action={send} onSubmit={keepTyped(send)} className="stack">
       {state.status === "failed" && (
         <p className="error" role="alert" tabIndex={-1} ref={alert}>
           {state.message}
+          {state.code === "conflict" && (
+            <>
+              {" "}
+              <a href={`/sign-in?callbackUrl=${encodeURIComponent(returnTo)}`}>{t("signInInstead")}</a>
+            </>
+          )}
         </p>
       )}
       <TextField

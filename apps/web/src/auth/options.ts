@@ -5,6 +5,7 @@ import {
   WEB_SESSION_MAX_AGE_SECONDS,
   webSessionAccount,
 } from "@shelf/api";
+import { databaseDown, databaseUnavailable, withDeadline } from "@shelf/db";
 import type { AuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getRuntime, type WebRuntime } from "../runtime";
@@ -69,7 +70,7 @@ export function authOptions(): AuthOptions {
           const session = await startWebSession(db, Number(user.id));
           return { sid: session.secret, accountId: Number(user.id), sessionId: session.sessionId };
         }
-        const live = typeof token.sid === "string" ? await webSessionAccount(db, token.sid) : null;
+        const live = typeof token.sid === "string" ? await withinDeadline(webSessionAccount(db, token.sid)) : null;
         if (!live) throw new SessionEnded();
         return { ...token, accountId: live.accountId, sessionId: live.sessionId, email: live.email, name: live.name };
       },
@@ -107,4 +108,15 @@ export function authOptions(): AuthOptions {
   };
   cache.set(runtime, options);
   return options;
+
+  /** Waits no longer than the API would; a database that does not answer is reported, so later pages fail fast. */
+  async function withinDeadline<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await withDeadline(work, runtime.dbDeadlineMs);
+    } catch (error) {
+      const reason = databaseUnavailable(error);
+      if (reason && databaseDown(reason)) runtime.health.reportFailure(reason);
+      throw error;
+    }
+  }
 }

@@ -2,6 +2,7 @@ import { type Caller, createCaller, createContext, sessionCaller } from "@shelf/
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
+import { cache } from "react";
 import { getRuntime } from "../runtime";
 import { authOptions } from "./options";
 
@@ -9,10 +10,13 @@ export type PageSession = { accountId: number; sessionId: number; email: string;
 
 /**
  * The signed-in person, or null. next-auth opens the sealed cookie and our jwt callback checks the session's row on
- * every request, so an ended session is refused from the next page on.
+ * every request, so an ended session is refused from the next page on. Once per render: the layout and the page ask
+ * for the same answer (React's cache lasts one server request).
  */
-export async function currentSession(): Promise<PageSession | null> {
+export const currentSession = cache(async (): Promise<PageSession | null> => {
   const session = await getServerSession(authOptions());
+  // next-auth reads a failed lookup as no session: while the database is down that is an outage, not a sign-out.
+  if (!session && !getRuntime().health.up) throw new Error("The database did not answer the session lookup.");
   if (!session || typeof session.accountId !== "number" || typeof session.sessionId !== "number") return null;
   return {
     accountId: session.accountId,
@@ -20,7 +24,7 @@ export async function currentSession(): Promise<PageSession | null> {
     email: session.user?.email ?? "",
     name: session.user?.name ?? null,
   };
-}
+});
 
 /** The signed-in person, or a redirect to sign in and come back to `returnTo`. */
 export async function requireSession(returnTo: string): Promise<PageSession> {
@@ -38,6 +42,7 @@ export async function pageCaller(session: PageSession) {
       db: runtime.db,
       credential: { status: "valid", caller },
       baseUrl: runtime.baseUrl,
+      delivery: runtime.delivery,
       acceptLanguage: (await headers()).get("accept-language") ?? undefined,
       keyBrand: runtime.config.api.SHELF_KEY_PREFIX,
       guessLimits: runtime.guessLimits,

@@ -11,18 +11,33 @@ type Issue = { path?: readonly PropertyKey[]; message: string };
  */
 export async function failedForm(error: unknown): Promise<Extract<FormState<never>, { status: "failed" }>> {
   const t = await getTranslations("errors");
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof DomainError) {
-    return { status: "failed", message: t.has(cause.code) ? t(cause.code) : cause.message, fields: {} };
+  const refusal = refusalOf(error);
+  if (refusal instanceof DomainError) {
+    const message = t.has(refusal.code) ? t(refusal.code) : refusal.message;
+    return { status: "failed", message, fields: {}, code: refusal.code };
   }
-  const issues = issuesOf(cause);
-  if (cause instanceof ValidationError || issues) {
+  if (refusal) {
     const fields: Record<string, string[]> = {};
-    const names = cause instanceof ValidationError ? Object.keys(cause.errors) : (issues ?? []).map(fieldOf);
-    for (const name of names) fields[name] = [t.has(`fields.${name}`) ? t(`fields.${name}`) : t("field")];
+    for (const name of Object.keys(refusal.errors)) {
+      fields[name] = [t.has(`fields.${name}`) ? t(`fields.${name}`) : t("field")];
+    }
     return { status: "failed", message: t("invalid"), fields };
   }
   throw error;
+}
+
+/**
+ * What refused a procedure called through createCaller (tRPC carries it as the cause): a domain error, or field
+ * errors (the service's own, or the input schema's issues); null for a fault.
+ */
+export function refusalOf(error: unknown): DomainError | ValidationError | null {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (cause instanceof DomainError || cause instanceof ValidationError) return cause;
+  const issues = issuesOf(cause);
+  if (!issues) return null;
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) errors[fieldOf(issue)] = [...(errors[fieldOf(issue)] ?? []), issue.message];
+  return new ValidationError(errors);
 }
 
 function issuesOf(error: unknown): Issue[] | null {

@@ -1,3 +1,4 @@
+import { buffer } from "node:stream/consumers";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
@@ -110,5 +111,26 @@ describe("seedDemo", () => {
     expect(check).toMatchObject({ licensed: true, code: "valid", device_limit: limited?.deviceLimit, devices_used: 1 });
     expect(check.certificate).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(await caller.license.passCheck({})).toMatchObject({ has_active_pass: true, tier: "all-access" });
+  });
+});
+
+describe("demo images", () => {
+  it("stores every hero image the catalog names as a small PNG content asset at its hero_path", async () => {
+    const { db } = testDb;
+    const { productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    const named = demoProducts.flatMap((product, index) =>
+      product.heroPath ? [{ productId: productIds[index] as number, path: product.heroPath }] : [],
+    );
+    expect(named.length).toBeGreaterThan(5);
+    for (const { productId, path } of named) {
+      const [asset] = await db
+        .select()
+        .from(schema.productContentAssets)
+        .where(and(eq(schema.productContentAssets.productId, productId), eq(schema.productContentAssets.path, path)));
+      expect(asset, path).toMatchObject({ contentType: "image/png" });
+      expect(asset?.size, path).toBeLessThan(16 * 1024);
+      const bytes = await buffer(await files.store.open(asset?.storageKey as string));
+      expect(bytes.subarray(0, 8).toString("hex"), path).toBe("89504e470d0a1a0a");
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
@@ -126,8 +127,8 @@ export async function seedDemo(
 }
 
 /**
- * Real files behind the demo releases (signed, as `release:publish` signs them) and the demo install assets, so the
- * demo's install plans, bundles, feeds and downloads all work. Files already there are kept; a seeder that loses a
+ * Real files behind the demo releases (signed, as `release:publish` signs them), the demo install assets and hero
+ * images, so the demo's install plans, bundles, feeds, downloads and pictures all work. Files already there are kept; a seeder that loses a
  * race to another removes what it stored.
  */
 async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: number[]) {
@@ -148,14 +149,22 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
         .returning({ id: releases.id });
       if (updated.length === 0) await files.store.remove(artifact.artifactKey);
     }
+    const present = async (path: string) =>
+      (
+        await db
+          .select({ id: productContentAssets.id })
+          .from(productContentAssets)
+          .where(and(eq(productContentAssets.productId, productId), eq(productContentAssets.path, path)))
+      ).length > 0;
     for (const asset of product.installAssets ?? []) {
-      const [present] = await db
-        .select({ id: productContentAssets.id })
-        .from(productContentAssets)
-        .where(and(eq(productContentAssets.productId, productId), eq(productContentAssets.path, asset.path)));
-      if (present) continue;
+      if (await present(asset.path)) continue;
       const text = `${product.name}: ${asset.label}\nA demo file of Shelf, standing in for ${asset.path}.\n`;
       await putContentAsset(db, files.store, { productId, path: asset.path }, Readable.from([Buffer.from(text)]));
+    }
+    // The hero image is a content asset at its hero_path, as a publisher would upload it.
+    if (product.heroPath && !(await present(product.heroPath))) {
+      const image = new URL(`./images/heroes/${product.slug}.png`, import.meta.url);
+      await putContentAsset(db, files.store, { productId, path: product.heroPath }, createReadStream(image));
     }
   }
 }

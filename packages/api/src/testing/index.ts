@@ -1,5 +1,6 @@
 export * from "./appcast";
 export * from "./contract";
+export * from "./db-proxy";
 export * from "./delivery";
 export * from "./downloaders";
 export * from "./factories";

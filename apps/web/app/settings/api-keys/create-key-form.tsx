@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef, useState } from "react";
 import { FieldError } from "../../../src/components/field-error";
 import { TextField } from "../../../src/components/text-field";
+import { keepTyped } from "../../../src/forms/keep-typed";
 import { idle } from "../../../src/forms/state";
 import { createKeyAction } from "./actions";
 
@@ -76,7 +77,7 @@ export function CreateKeyForm({
           </button>
         </section>
       )}
-      <form action={action} ref={form} className="stack">
+      <form action={action} onSubmit={keepTyped(action)} ref={form} className="stack">
         {state.status === "failed" && (
           <p className="error" role="alert" tabIndex={-1} ref={alert}>
             {state.message}
