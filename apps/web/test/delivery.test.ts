@@ -164,9 +164,14 @@ describe("publishing with the CLI and downloading from the running service", () 
 
     const stableOnly = parseAppcast((await feed("?channel=stable")).toString());
     expect(stableOnly.map((item) => sparkleText(item, "shortVersionString"))).toEqual(["1.0.0"]);
+    // Without a key, the combined feed too: every channel, the beta tagged, so a Sparkle app picks its channels.
     const anonymous = await fetch(`${server.url}/distribution/v1/products/${productId}/appcast.xml`);
-    expect(parseAppcast(await anonymous.text()).map((item) => sparkleText(item, "shortVersionString"))).toEqual([
-      "1.0.0",
+    const anonymousItems = parseAppcast(await anonymous.text());
+    expect(
+      anonymousItems.map((item) => [sparkleText(item, "shortVersionString"), sparkleText(item, "channel")]),
+    ).toEqual([
+      ["1.1.0-beta.1", "beta"],
+      ["1.0.0", null],
     ]);
   });
 
