@@ -15,6 +15,9 @@ export const IdParam = z
 /** Date-times leave the API as ISO 8601 strings with an offset. */
 export const DateTime = z.iso.datetime({ offset: true });
 
+/** A nullable timestamp as the API writes it: ISO 8601 in UTC, or null. */
+export const isoOrNull = (date: Date | null): string | null => date?.toISOString() ?? null;
+
 /** Longest password accepted anywhere (sign-up, operator CLI); hashing cost is bounded by it. */
 export const MAX_PASSWORD_LENGTH = 1024;
 

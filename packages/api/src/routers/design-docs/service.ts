@@ -2,6 +2,7 @@ import { type Database, type Executor, schema } from "@shelf/db";
 import type { DesignVerdict } from "@shelf/db/enums";
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
+import { isoOrNull } from "../../schemas/common";
 import {
   DESIGN_PAGE,
   type DesignDocumentData,
@@ -15,8 +16,6 @@ const { designDocuments, designDocumentVersions, designReviews } = schema;
 
 /** Who writes or reviews: a design agent token, named as its operator named it. */
 export type DesignAgent = { tokenId: number; name: string };
-
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** A document's title: its first Markdown heading, else its slug. */
 function titleOf(slug: string, body: string): string {
@@ -35,7 +34,7 @@ function versionData(row: VersionRow): DesignVersionData {
     status: row.status,
     author: row.authorName,
     created_at: row.createdAt.toISOString(),
-    submitted_at: iso(row.submittedAt),
+    submitted_at: isoOrNull(row.submittedAt),
     review: row.review
       ? {
           verdict: row.review.verdict,

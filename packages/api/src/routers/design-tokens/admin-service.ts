@@ -5,6 +5,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { generateDesignTokenSecret, hashSecret, visiblePrefix } from "../../auth/key-secret";
 import { DomainError, parseInput, ValidationError } from "../../errors";
+import { isoOrNull } from "../../schemas/common";
 
 const { designTokens } = schema;
 
@@ -26,17 +27,15 @@ export type DesignTokenRecord = {
   created_at: string;
 };
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
-
 function record(row: typeof designTokens.$inferSelect): DesignTokenRecord {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
     roles: row.roles,
-    expires_at: iso(row.expiresAt),
-    last_used_at: iso(row.lastUsedAt),
-    revoked_at: iso(row.revokedAt),
+    expires_at: isoOrNull(row.expiresAt),
+    last_used_at: isoOrNull(row.lastUsedAt),
+    revoked_at: isoOrNull(row.revokedAt),
     created_at: row.createdAt.toISOString(),
   };
 }

@@ -4,6 +4,7 @@ import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import type { AnswerLanguage } from "../../language";
+import { isoOrNull } from "../../schemas/common";
 import { qualified } from "../../sql-text";
 import { label } from "./labels";
 import type { EntitlementData, InvoicesInput, OrderData } from "./schemas";
@@ -35,8 +36,6 @@ export function entitlementState(row: EntitlementRow, now = new Date()) {
   return { status, access };
 }
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
 function toEntitlementData(row: EntitlementRow, view: CommerceView): EntitlementData {
   const { status, access } = entitlementState(row);
   return {
@@ -54,10 +53,10 @@ function toEntitlementData(row: EntitlementRow, view: CommerceView): Entitlement
     access_state_label: label(view.language, "access", access),
     active: status === "active",
     source_quantity: row.sourceQuantity,
-    access_expires_at: iso(row.accessExpiresAt),
-    updates_supported_until: iso(row.updatesSupportedUntil),
-    granted_at: iso(row.grantedAt),
-    revoked_at: iso(row.revokedAt),
+    access_expires_at: isoOrNull(row.accessExpiresAt),
+    updates_supported_until: isoOrNull(row.updatesSupportedUntil),
+    granted_at: isoOrNull(row.grantedAt),
+    revoked_at: isoOrNull(row.revokedAt),
   };
 }
 
@@ -183,8 +182,8 @@ export async function listInvoices(db: Database, caller: Caller, view: CommerceV
       order_number: orderNumber,
       subscription_id: invoice.subscriptionId,
       issued_at: invoice.issuedAt.toISOString(),
-      due_at: iso(invoice.dueAt),
-      paid_at: iso(invoice.paidAt),
+      due_at: isoOrNull(invoice.dueAt),
+      paid_at: isoOrNull(invoice.paidAt),
     })),
     next_cursor: rows.length > limit ? (page.at(-1)?.invoice.id ?? null) : null,
     limit,
