@@ -45,3 +45,28 @@ export type DesignVerdict = (typeof designVerdicts)[number];
 /** Where a design document version stands: written, put up for review, or reviewed (its verdict). */
 export const designVersionStatuses = ["draft", "submitted", ...designVerdicts] as const;
 export type DesignVersionStatus = (typeof designVersionStatuses)[number];
+
+/** The company's web apps a collect run may walk (contract, design host). */
+export const collectApps = ["core", "accounts", "app", "asset", "lecture", "support", "design"] as const;
+export type CollectApp = (typeof collectApps)[number];
+
+export const collectViewports = ["desktop", "mobile"] as const;
+export type CollectViewport = (typeof collectViewports)[number];
+
+export const collectLangs = ["ko", "en"] as const;
+export type CollectLang = (typeof collectLangs)[number];
+
+/** Where a collect run stands: holding the lock (open), frozen (submitted), being replayed, done, or ended failed. */
+export const collectRunStatuses = ["open", "submitted", "replaying", "replayed", "failed"] as const;
+export type CollectRunStatus = (typeof collectRunStatuses)[number];
+
+/** How the collector's visit to a page ended. */
+export const captureOutcomes = ["ok", "failed", "redirected"] as const;
+export type CaptureOutcome = (typeof captureOutcomes)[number];
+
+export const collectAssetTypes = ["css", "js"] as const;
+export type CollectAssetType = (typeof collectAssetTypes)[number];
+
+/** The image types a capture may carry, told by their bytes. */
+export const captureImageTypes = ["png", "jpeg", "webp"] as const;
+export type CaptureImageType = (typeof captureImageTypes)[number];

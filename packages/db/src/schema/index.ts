@@ -2,6 +2,7 @@ export * from "../enums";
 export * from "./accounts";
 export * from "./catalog";
 export * from "./client-policy";
+export * from "./collect";
 export * from "./commerce";
 export * from "./design";
 export * from "./devices";
