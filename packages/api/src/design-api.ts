@@ -1,11 +1,13 @@
 import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
 import { createEdge, type Edge, type EdgeOptions } from "./edge/handler";
 import { designDocsRouter } from "./routers/design-docs/router";
+import { DESIGN_OPENAPI_PATH, designManifestRouter } from "./routers/design-manifest/router";
 import { router } from "./trpc";
 
 /** The design host's agent API: every route declares the role a design agent token needs (`meta.role`). */
 export const designRouter = router({
   docs: designDocsRouter,
+  manifest: designManifestRouter,
 });
 
 export type DesignRouter = typeof designRouter;
@@ -17,7 +19,7 @@ export const designApiPolicy: CredentialPolicy = {
 };
 
 export const DESIGN_API_DOCUMENT = {
-  path: "/api/openapi.json",
+  path: DESIGN_OPENAPI_PATH,
   info: {
     title: "Shelf design host: agent API",
     version: "1",

@@ -35,14 +35,20 @@ async function token(name: string, roles: Role[]) {
   return { ...created, name };
 }
 
-const routes = collectRoutes(designRouter);
+const allRoutes = collectRoutes(designRouter);
+/** The skill package is public (Agent Skills discovery): every other route needs a role. */
+const routes = allRoutes.filter((route) => route.meta.ability !== "public");
 /** A request naming nothing in particular: the role check comes before any input is read or target looked up. */
 const pathOf = (path: string) => path.replace("{slug}", "anything").replace("{number}", "1");
 
 describe("the design agent API's role matrix", () => {
-  it("declares a role on every route", () => {
-    expect(routes.length).toBeGreaterThanOrEqual(6);
+  it("declares a role on every route but the public skill package's", () => {
+    expect(routes.length).toBeGreaterThanOrEqual(7);
     expect(routes.filter((route) => !route.meta.role).map((route) => route.path)).toEqual([]);
+    expect(allRoutes.filter((route) => !routes.includes(route)).map((route) => route.path)).toEqual([
+      "/.well-known/agent-skills/index.json",
+      "/.well-known/agent-skills/shelf-design.tar.gz",
+    ]);
   });
 
   it("answers every route 401 without a usable design token, and 403 naming the role a token lacks", async () => {
@@ -96,7 +102,7 @@ describe("the design agent API's role matrix", () => {
   it("publishes its OpenAPI document with every route", async () => {
     const document = (await request("/api/openapi.json")).body;
     expect(document.openapi).toMatch(/^3\.1/);
-    for (const route of routes) {
+    for (const route of allRoutes) {
       expect(document.paths[route.documentPath]?.[route.method.toLowerCase()], route.path).toBeDefined();
     }
   });
