@@ -71,7 +71,12 @@ async function form(key: string, path: string, fields: Record<string, FormValue 
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (typeof value === "string") data.append(name, value);
-    else data.append(name, new Blob([value.bytes], { type: value.type ?? "application/octet-stream" }), value.name);
+    else
+      data.append(
+        name,
+        new Blob([new Uint8Array(value.bytes)], { type: value.type ?? "application/octet-stream" }),
+        value.name,
+      );
   }
   const encoded = new Response(data);
   return request(path, {
