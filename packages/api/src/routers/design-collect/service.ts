@@ -24,8 +24,9 @@ const { collectRuns, collectAssets, collectCaptures } = schema;
 /**
  * Who collects: a design agent token with the collect role. Its name makes its family: tokens of one name (an
  * operator rotates a token by issuing a new one under the same name) see the same runs; any other token sees none.
+ * A run the server makes itself (the demo's) names no token (`tokenId` null), only a name.
  */
-export type CollectAgent = { tokenId: number; name: string };
+export type CollectAgent = { tokenId: number | null; name: string };
 
 export type CollectOptions = {
   /** How long the collection lock lasts without an upload (each upload starts it again); 600 seconds by default. */
