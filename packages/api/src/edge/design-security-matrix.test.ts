@@ -5,9 +5,10 @@ import { describeDesignSecurityMatrix } from "../testing/design-security-matrix"
 
 describeDesignSecurityMatrix("design agent API", {
   router: designRouter,
-  edge: ({ db }) =>
+  edge: ({ db }, delivery) =>
     createDesignApiEdge({
       db,
+      delivery,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 1_000_000 }),
       log: testLog,

@@ -4,10 +4,12 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { AnyRouter } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Delivery } from "../delivery";
 import type { Edge } from "../edge/handler";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { createDesignToken, revokeDesignToken } from "../routers/design-tokens/admin-service";
 import type { RequestExample } from "../trpc";
+import { createTestDelivery } from "./delivery";
 import { createAccountWithKey } from "./factories";
 import { createApiClient } from "./harness";
 import { recordSecret } from "./secrets";
@@ -26,7 +28,7 @@ type Token = { token: string; tokenId: number; name: string };
  */
 export function describeDesignSecurityMatrix(
   title: string,
-  options: { router: AnyRouter; edge: (testDb: TestDatabase) => Edge },
+  options: { router: AnyRouter; edge: (testDb: TestDatabase, delivery: Delivery) => Edge },
 ) {
   let testDb: TestDatabase;
   let request: ReturnType<typeof createApiClient>;
@@ -45,7 +47,7 @@ export function describeDesignSecurityMatrix(
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    request = createApiClient(testDb.db, { edge: options.edge(testDb) });
+    request = createApiClient(testDb.db, { edge: options.edge(testDb, await createTestDelivery()) });
     tokens.set("full", await token("matrix-agent", [...designRoles]));
     tokens.set("stranger", await token("another-agent", [...designRoles]));
     const revoked = await token("matrix-agent", [...designRoles]);
