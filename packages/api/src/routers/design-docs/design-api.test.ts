@@ -45,8 +45,16 @@ describe("the design agent API's credentials", () => {
   it("publishes its OpenAPI document with every route", async () => {
     const document = (await request("/api/openapi.json")).body;
     expect(document.openapi).toMatch(/^3\.1/);
+    expect(Object.keys(document.components.securitySchemes)).toEqual(["design_agent_token"]);
     for (const route of allRoutes) {
-      expect(document.paths[route.documentPath]?.[route.method.toLowerCase()], route.path).toBeDefined();
+      const operation = document.paths[route.documentPath]?.[route.method.toLowerCase()];
+      expect(operation, route.path).toBeDefined();
+      if (route.meta.ability === "public") expect(operation.security, route.path).toEqual([]);
+      else
+        expect([operation.security, operation["x-role"]], route.path).toEqual([
+          [{ design_agent_token: [] }],
+          route.meta.role,
+        ]);
     }
   });
 });
