@@ -279,9 +279,9 @@ function screenOf(
     null,
   );
   const title = variants.find((variant) => variant.title)?.title ?? null;
-  const words = new Set<string>([appSlug, page]);
-  for (const variant of variants) if (variant.title) words.add(variant.title);
-  for (const term of terms) if (term.kind !== "font" && term.kind !== "color") words.add(term.label);
+  const words = new Set<string>([appSlug.toLowerCase(), page.toLowerCase()]);
+  for (const variant of variants) if (variant.title) words.add(variant.title.toLowerCase());
+  for (const term of terms) if (term.kind !== "font" && term.kind !== "color") words.add(term.label.toLowerCase());
   return {
     appSlug,
     page,
@@ -294,7 +294,7 @@ function screenOf(
       variants: variants.map((variant) => [keyText(variantKey(variant)), variant.imageSha256, variant.title]),
       terms: terms.map((term) => termKey(term.kind, term.slug)),
     }),
-    searchText: [...words].sort(compareText).join(" ").toLowerCase(),
+    searchText: [...words].sort(compareText).join(" "),
     variants,
     terms,
     replaces,
