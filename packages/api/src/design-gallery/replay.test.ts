@@ -425,6 +425,19 @@ describe("replaying a collect run", () => {
     expect(await g.runRow(open)).toMatchObject({ status: "open", error: null });
     expect(await refusal(open + 1000)).toMatchObject({ code: "not_found" });
   });
+
+  it("retires nothing for a run whose visits all failed or were redirected", async () => {
+    const g = await gallery();
+    const { run } = await firstRun(g);
+    await replayRun(g.db, run, { store });
+    const before = await g.dump();
+    const next = await g.run();
+    await g.capture(next, { url: "https://accounts.shelf.test/sign-in", outcome: "failed", meta: { app: "accounts" } });
+    await g.capture(next, { url: "https://accounts.shelf.test/account/library", auth: true, outcome: "redirected" });
+    const nothing = { apps: 0, screens: 0, flows: 0 };
+    expect(await replayRun(g.db, next, { store })).toEqual({ added: nothing, changed: nothing, removed: nothing });
+    expect(await g.dump()).toEqual(before);
+  });
 });
 
 /** A second run that covers the accounts app only at desktop, Korean, signed out. */

@@ -32,6 +32,18 @@ import { collectCaptures, collectRuns } from "./collect";
  * What the gallery shows now is `status = 'current'`: at most one current screen per app and page, and one current
  * flow per app, kind and slug (both enforced by partial unique indexes). The ids are kept when a run is replayed
  * again, so links to screens stay valid.
+ *
+ * How the gallery API's screen filters read it (every list starts from current screens):
+ * - platform: gallery_apps.platform; app: gallery_screens.app_id (gallery_screens_current_page_key).
+ * - kind: gallery_screens.page_type (gallery_screens_current_kind). q: search_text LIKE the lowercased words.
+ * - viewport, lang, mode: EXISTS a gallery_screen_variants row of the screen with them (gallery_screen_variants_filter);
+ *   the thumbnail is the first matching variant in viewport, language, signed-in, mode order.
+ * - patterns, components (and elements, fonts, colors): EXISTS a gallery_screen_terms row whose term has that kind and
+ *   slug (gallery_terms_kind_slug_key, then gallery_screen_terms_term).
+ * - sort newest: captured_at DESC, id DESC (gallery_screens_current_newest).
+ * - taxonomy: terms with the count of current screens linking them (zero-count terms left out); an app's fonts and
+ *   colors are gallery_app_terms. History of a page: its screens by (app_id, page) in run order
+ *   (gallery_screens_history), or replaced_by_id from one to the next.
  */
 
 const STATUS_CHECK = sql`IN ('current', 'replaced', 'removed')`;
