@@ -239,9 +239,25 @@ describe("the collection lock", () => {
         { found: false, reason: "No such account." },
       ],
       build_versions: ["web 1.4.0", "design 0.1.0"],
-      replay: { added: { apps: 0, screens: 0, flows: 0 } },
+      replay: { added: { apps: 1, screens: 1, flows: 1 }, removed: { apps: 0, screens: 0, flows: 0 } },
       submitted_at: expect.any(String),
     });
+    // The replay made the run's capture a screen of the gallery, with the capture's image as its variant.
+    const screens = await testDb.db
+      .select({ id: schema.galleryScreens.id, status: schema.galleryScreens.status })
+      .from(schema.galleryScreens)
+      .where(eq(schema.galleryScreens.runId, submitted));
+    expect(screens).toEqual([{ id: expect.any(Number), status: "current" }]);
+    const [variant] = await testDb.db
+      .select()
+      .from(schema.galleryScreenVariants)
+      .where(eq(schema.galleryScreenVariants.screenId, (screens[0] as { id: number }).id));
+    const [recorded] = await testDb.db
+      .select()
+      .from(schema.collectCaptures)
+      .where(eq(schema.collectCaptures.runId, submitted));
+    expect(recorded?.key).toBe(capture.body.capture.key);
+    expect(variant).toMatchObject({ captureId: recorded?.id });
 
     for (const run of [failed, submitted]) {
       for (const answer of [
