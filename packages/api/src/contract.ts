@@ -5,6 +5,7 @@
 export * from "./abilities";
 export * from "./routers/accounts/schemas";
 export * from "./routers/client-config/schemas";
+export * from "./routers/design-collect/capture-meta";
 export * from "./routers/devices/schemas";
 export * from "./routers/entitlements/schemas";
 export * from "./routers/keys/schemas";
