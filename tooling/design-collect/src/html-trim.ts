@@ -52,6 +52,8 @@ const KEPT_ATTRIBUTES = new Set([
   "charset",
 ]);
 
+const EMPTY_DOCUMENT = "<!DOCTYPE html><html><head></head><body></body></html>";
+
 /** Text longer than this in one node is cut: a page's structure matters more than one long paragraph. */
 const MAX_TEXT = 600;
 /** An `href` longer than this is dropped (signed or tracking addresses say nothing of the page). */
@@ -107,7 +109,9 @@ export function trimHtml(source: string, limit = HTML_LIMIT): string {
     }
     out = serialize(document);
   }
-  return bytes(out) <= limit ? out : "<!DOCTYPE html><html><head></head><body></body></html>";
+  if (bytes(out) <= limit) return out;
+  if (bytes(EMPTY_DOCUMENT) <= limit) return EMPTY_DOCUMENT;
+  throw new RangeError(`no HTML document fits in ${limit} bytes`);
 }
 
 function bytes(text: string): number {
@@ -150,6 +154,13 @@ function clean(parent: ParentNode, inPre = false): void {
     }
     if (child.nodeName === "#text") {
       const text = child as Html.TextNode;
+      // Text that met across a dropped node is one text.
+      const previous = kept.at(-1);
+      if (previous?.nodeName === "#text") {
+        (previous as Html.TextNode).value += text.value;
+        kept.pop();
+        text.value = (previous as Html.TextNode).value;
+      }
       if (!preformatted) text.value = text.value.replace(/\s+/g, " ");
       if (text.value.trim() === "" && (!inFlow || text.value === "")) continue;
       text.value = cut(text.value, MAX_TEXT);
@@ -158,6 +169,9 @@ function clean(parent: ParentNode, inPre = false): void {
     }
     if (!isElement(child)) continue;
     if (DROPPED.has(child.tagName)) continue;
+    if (child.tagName === "input" && child.attrs.some((a) => a.name === "type" && a.value.toLowerCase() === "hidden")) {
+      continue;
+    }
     if (child.tagName === "meta" && !child.attrs.some((attribute) => attribute.name === "charset")) continue;
     child.attrs = child.attrs.filter((attribute) => keepAttribute(child, attribute.name, attribute.value));
     if (child.namespaceURI === htmlSpec.NS.SVG || child.namespaceURI === htmlSpec.NS.MATHML) {

@@ -182,7 +182,8 @@ describe("a run saved to a folder", () => {
       // Parsed and written again by the HTML standard's parser, nothing moves: the markup is well formed.
       expect(serialize(parseHtml(html))).toBe(html);
       expect(html).not.toMatch(/<script|<style|<!--| data-[\w-]+=| style=/i);
-      expect(html).toContain("<main");
+      // The API reference is a renderer's page of its own, without the layout.
+      if (capture.meta.page !== "/docs/api") expect(html).toContain("<main");
     }
     const apiKeys = first.captures.find((c) => c.auth && c.meta.page === "/settings/api-keys" && c.lang === "en");
     const html = await fs.readFile(path.join(firstDir, apiKeys?.html?.file as string), "utf8");
@@ -202,7 +203,8 @@ describe("a run saved to a folder", () => {
       expect(errors, asset.url).toEqual([]);
     }
     for (const capture of first.captures) {
-      expect(capture.assets.length).toBeGreaterThan(0);
+      // The API reference loads one script, far over the limit.
+      if (capture.meta.page !== "/docs/api") expect(capture.assets.length).toBeGreaterThan(0);
       for (const sha of capture.assets) expect(known.has(sha)).toBe(true);
     }
     // Scripts over the limit are named in the log, not sent.
