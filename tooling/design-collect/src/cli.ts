@@ -7,11 +7,14 @@ import { CollectionLocked, type RunRecord, uploadSink } from "./upload";
 
 export type Io = { stdout: (text: string) => void; stderr: (text: string) => void };
 
-/** Exit codes: 0 done, 1 bad flags, 2 the run failed (collecting, uploading or its replay), 3 the lock is held. */
-export const EXIT = { ok: 0, usage: 1, failed: 2, locked: 3 } as const;
+/**
+ * Exit codes: 0 done, 1 bad flags, 2 the run failed (collecting, uploading or its replay), 3 the lock is held, 130
+ * interrupted (the run failed on the way out).
+ */
+export const EXIT = { ok: 0, usage: 1, failed: 2, locked: 3, interrupted: 130 } as const;
 
 /** The reference collect agent's command line; resolves with the exit code. */
-export async function run(argv: string[], io: Io): Promise<number> {
+export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
   let command: ReturnType<typeof parseCommand>;
   try {
@@ -27,21 +30,26 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   try {
     if (command.kind === "upload") {
-      const submitted = await uploadRunFolder(command.from, { ...command, log });
+      const submitted = await uploadRunFolder(command.from, { ...command, log, signal });
       return reportSubmitted(submitted, io);
     }
-    return await collectCommand(command, io, log);
+    return await collectCommand(command, io, log, signal);
   } catch (error) {
     if (error instanceof CollectionLocked) {
       io.stderr(`design:collect: ${error.message}\n`);
       return EXIT.locked;
     }
-    io.stderr(`design:collect: ${(error as Error).message}\n`);
-    return EXIT.failed;
+    io.stderr(`design:collect: ${signal?.aborted ? "interrupted: the run was failed" : (error as Error).message}\n`);
+    return signal?.aborted ? EXIT.interrupted : EXIT.failed;
   }
 }
 
-async function collectCommand(command: CollectCommand, io: Io, log: (line: string) => void): Promise<number> {
+async function collectCommand(
+  command: CollectCommand,
+  io: Io,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const sinks: RunSink[] = [];
   if (command.out !== null) {
     sinks.push(
@@ -67,6 +75,7 @@ async function collectCommand(command: CollectCommand, io: Io, log: (line: strin
       maxPages: command.maxPages,
       log,
       chromiumPath: command.chromiumPath,
+      signal,
     },
     sinks.length === 1 ? (sinks[0] as RunSink) : teeSink(sinks),
   );

@@ -20,6 +20,8 @@ export type CollectOptions = {
   maxPages: number;
   log: Log;
   chromiumPath?: string;
+  /** Stops the walk before its next page (Ctrl-C): the run is then failed, not left holding the lock. */
+  signal?: AbortSignal;
 };
 
 /** The viewports: a laptop screen, and a phone with mobile emulation (touch, the mobile viewport meta, its agent). */
@@ -84,8 +86,10 @@ export async function collect(options: CollectOptions, sink: RunSink): Promise<S
               const walk: Walk = { spec, origin, viewport, lang, auth };
               const context = await newContext(browser, walk, userAgent);
               try {
-                const capture = (page: Page, visit: Visit, extra: CaptureExtra = {}) =>
-                  capturePage(page, walk, visit, { thumbnails, assets, sink, log, buildVersions }, extra);
+                const capture = (page: Page, visit: Visit, extra: CaptureExtra = {}) => {
+                  options.signal?.throwIfAborted();
+                  return capturePage(page, walk, visit, { thumbnails, assets, sink, log, buildVersions }, extra);
+                };
                 if (auth && options.credentials && spec.signIn) {
                   const signedIn = await signIn(context, walk, options.credentials, capture);
                   account = account?.found ? account : signedIn;
@@ -112,6 +116,7 @@ export async function collect(options: CollectOptions, sink: RunSink): Promise<S
         accounts: options.credentials ? [account ?? { found: false, reason: "no app to sign in to was walked" }] : null,
         build_versions: buildVersions.size > 0 ? [...buildVersions].sort() : null,
       };
+      options.signal?.throwIfAborted();
       await sink.submit(report);
       return report;
     } catch (error) {

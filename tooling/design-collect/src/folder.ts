@@ -184,11 +184,18 @@ export async function loadRunFolder(dir: string): Promise<SavedRun> {
 }
 
 /** Sends a saved (or just collected) run to a sink: open, every asset, every capture, submit; fail on any error. */
-export async function sendRun(run: SavedRun, sink: RunSink): Promise<void> {
+export async function sendRun(run: SavedRun, sink: RunSink, signal?: AbortSignal): Promise<void> {
   await sink.open(run.options);
   try {
-    for (const asset of run.assets) await sink.asset(asset);
-    for (const capture of run.captures) await sink.capture(capture);
+    for (const asset of run.assets) {
+      signal?.throwIfAborted();
+      await sink.asset(asset);
+    }
+    for (const capture of run.captures) {
+      signal?.throwIfAborted();
+      await sink.capture(capture);
+    }
+    signal?.throwIfAborted();
     await sink.submit(run.submit);
   } catch (error) {
     await sink.fail((error as Error).message).catch(() => {});
@@ -202,10 +209,10 @@ export async function sendRun(run: SavedRun, sink: RunSink): Promise<void> {
  */
 export async function uploadRunFolder(
   dir: string,
-  options: { designUrl: string; token: string; log?: Log },
+  options: { designUrl: string; token: string; log?: Log; signal?: AbortSignal },
 ): Promise<RunRecord> {
   const run = await loadRunFolder(dir);
   const sink = uploadSink({ designUrl: options.designUrl, token: options.token, log: options.log ?? (() => {}) });
-  await sendRun(run, sink);
+  await sendRun(run, sink, options.signal);
   return sink.submitted as RunRecord;
 }

@@ -176,6 +176,16 @@ describe("a saved run uploaded with the loader", () => {
     expect(err.join("")).toMatch(/open a run: HTTP 401 Unauthenticated\. \(invalid_api_key\)/);
   });
 
+  it("fails the run when interrupted, so the lock is not held until the lease ends", async () => {
+    const interrupt = new AbortController();
+    interrupt.abort(new Error("interrupted"));
+    const err: string[] = [];
+    const io = { stdout: () => {}, stderr: (text: string) => err.push(text) };
+    expect(await run(["--from", dir, "--design-url", host.url, "--token", host.token], io, interrupt.signal)).toBe(130);
+    expect(host.runs[0]).toMatchObject({ status: "failed", error: "interrupted" });
+    expect(err.join("")).toContain("interrupted: the run was failed");
+  });
+
   it("uploads from the command line and prints the replayed run", async () => {
     const out: string[] = [];
     const code = await run(["--from", dir, "--design-url", host.url, "--token", host.token], {

@@ -279,4 +279,23 @@ describe("the command line", () => {
     // Each asset once: no asset upload was answered 200 (already there).
     expect(host.requests.filter((r) => r.path.endsWith("/assets") && r.status !== 201)).toEqual([]);
   });
+
+  it("reports an account the sign-in page refuses, with the page's reason, and walks signed out only", async () => {
+    const dir = path.join(workDir, "refused");
+    const err: string[] = [];
+    const code = await run(
+      [
+        ...["--target", server.url, "--apps", "accounts", "--viewports", "desktop", "--langs", "en"],
+        ...["--email", "nobody@example.test", "--password", "not-the-password", "--out", dir],
+      ],
+      { stdout: () => {}, stderr: (text) => err.push(text) },
+    );
+    expect(code, err.join("")).toBe(0);
+    const manifest: RunManifest = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), "utf8"));
+    expect(manifest.submit?.accounts).toEqual([{ found: false, reason: expect.stringMatching(/password/i) }]);
+    const signedIn = manifest.captures.filter((capture) => capture.auth);
+    expect(signedIn.map((capture) => [capture.meta.page, capture.login_stage])).toEqual([["/sign-in", true]]);
+    expect(manifest.captures.filter((capture) => !capture.auth).length).toBeGreaterThanOrEqual(4);
+    expect(err.join("")).toMatch(/the sign-in account was not found/);
+  });
 });
