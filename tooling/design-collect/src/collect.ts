@@ -317,17 +317,16 @@ async function signIn(
     await form.locator("input[name=email], input[type=email]").first().fill(credentials.email);
     await form.locator("input[type=password]").first().fill(credentials.password);
     await form.locator("button[type=submit], input[type=submit]").first().click();
-    try {
-      await page.waitForURL((url) => url.pathname !== signInPath, { timeout: 20_000 });
-      return { found: true, reason: null };
-    } catch {
-      const alert = await page
-        .locator("[role=alert]")
-        .first()
-        .textContent({ timeout: 2_000 })
-        .catch(() => null);
-      return { found: false, reason: (alert?.trim() || "the sign-in page did not let the account in").slice(0, 200) };
-    }
+    // In: the browser leaves the sign-in page. Refused: the form says why (its alert; not Next's route announcer,
+    // also an alert, outside the page's main), or nothing happens.
+    const alert = page.locator("main [role=alert], form [role=alert]").first();
+    const outcome = await Promise.race([
+      page.waitForURL((url) => url.pathname !== signInPath, { timeout: 20_000 }).then(() => "in" as const),
+      alert.waitFor({ state: "visible", timeout: 20_000 }).then(() => "refused" as const),
+    ]).catch(() => "timeout" as const);
+    if (outcome === "in") return { found: true, reason: null };
+    const said = outcome === "refused" ? await alert.textContent().catch(() => null) : null;
+    return { found: false, reason: (said?.trim() || "the sign-in page did not let the account in").slice(0, 200) };
   } finally {
     await page.close();
   }
