@@ -164,6 +164,13 @@ describe("a saved run uploaded with the loader", () => {
     expect(host.requests).toHaveLength(1);
   });
 
+  it("opens again when the lock changed hands while opening (409 conflict), not taking it for the lock", async () => {
+    host.openConflicts = 2;
+    await uploadRunFolder(dir, { designUrl: host.url, token: host.token });
+    expect(host.requests.slice(0, 3).map((request) => request.status)).toEqual([409, 409, 201]);
+    expect(host.runs[0]?.status).toBe("submitted");
+  });
+
   it("exits non-zero from the command line: 3 for the lock (holder and lease printed), 2 for a refused token", async () => {
     host.lockedBy = { id: 7, opener: "nightly", lease_expires_at: "2026-11-23T21:30:00.000Z" };
     const err: string[] = [];

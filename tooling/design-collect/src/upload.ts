@@ -120,7 +120,16 @@ export function uploadSink(options: UploadOptions): UploadSink {
     },
 
     async open(run: RunOptions) {
-      const answer = await call("open a run", "/api/agent/collect/runs", run, { idempotent: false });
+      let answer = await call("open a run", "/api/agent/collect/runs", run, { idempotent: false });
+      // A 409 that is not the lock (it changed hands while this run was opened) says to open again.
+      for (
+        let again = 1;
+        again <= 3 && answer.status === 409 && errorCode(answer.body) !== "collection_locked";
+        again++
+      ) {
+        await sleep(500 * again);
+        answer = await call("open a run", "/api/agent/collect/runs", run, { idempotent: false });
+      }
       if (answer.status === 409) throw locked(answer.body);
       const opened = runOf(answer.body);
       if (answer.status !== 201 || !opened) throw new CollectHttpError(answer.status, answer.body, "open a run");
@@ -208,6 +217,10 @@ function parseJson(text: string): unknown {
   } catch {
     return text.slice(0, 300);
   }
+}
+
+function errorCode(body: unknown): unknown {
+  return (body as { error?: unknown } | null)?.error;
 }
 
 function runOf(body: unknown): RunRecord | null {

@@ -15,6 +15,8 @@ export type FakeHost = {
   runs: FakeRun[];
   /** Answer 409 to the next open, naming this holder. */
   lockedBy: { id: number; opener: string; lease_expires_at: string } | null;
+  /** Answer this many opens 409 `conflict` (the lock changed hands meanwhile) before opening. */
+  openConflicts: number;
   /** Refuse the n-th capture upload (from 1) with a 500. */
   breakCapture: number | null;
   /** Answer the first asset upload 429 with `Retry-After: 0`. */
@@ -43,6 +45,7 @@ export async function startFakeDesignHost(token = "shelf_design_fake-token"): Pr
     requests: [],
     runs: [],
     lockedBy: null,
+    openConflicts: 0,
     breakCapture: null,
     throttleFirstAsset: false,
     close: async () => {},
@@ -74,6 +77,10 @@ export async function startFakeDesignHost(token = "shelf_design_fake-token"): Pr
             error: "collection_locked",
             run: host.lockedBy,
           });
+        }
+        if (host.openConflicts > 0) {
+          host.openConflicts -= 1;
+          return answer(409, { message: "The collection lock changed hands: open again.", error: "conflict" });
         }
         if (host.runs.some((run) => run.status === "open")) {
           return answer(409, { message: "Another run holds the lock.", error: "collection_locked", run: {} });
