@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
@@ -13,13 +13,15 @@ export default defineConfig({
         test: {
           name: "packages",
           include: ["packages/**/*.test.ts", "apps/admin/**/*.test.ts", "tooling/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "tooling/design-collect/test/**"],
         },
       },
       {
         extends: true,
         test: {
           name: "web",
-          include: ["apps/web/test/**/*.test.ts"],
+          // The collect agent drives Chromium over the same production build.
+          include: ["apps/web/test/**/*.test.ts", "tooling/design-collect/test/**/*.test.ts"],
           globalSetup: ["apps/web/test/global-setup.ts"],
           // One production server is shared by these files; run them one after another.
           fileParallelism: false,
