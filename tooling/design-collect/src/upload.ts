@@ -88,8 +88,8 @@ export function uploadSink(options: UploadOptions): UploadSink {
           body: json ? JSON.stringify(body) : body,
         });
       } catch (error) {
-        if (!idempotent || attempt >= 3) throw new Error(`${what}: ${(error as Error).message}`);
-        options.log(`${what}: ${(error as Error).message}; trying again`);
+        if (!idempotent || attempt >= 3) throw new Error(`${what}: ${networkFailure(error)}`);
+        options.log(`${what}: ${networkFailure(error)}; trying again`);
         await sleep(1000 * attempt);
         continue;
       }
@@ -208,6 +208,12 @@ export function uploadSink(options: UploadOptions): UploadSink {
       options.log(`ended run ${runId} as failed`);
     },
   };
+}
+
+/** fetch's own error says only "fetch failed": its cause says what happened to the connection. */
+function networkFailure(error: unknown): string {
+  const { message, cause } = error as Error & { cause?: { message?: unknown } };
+  return typeof cause?.message === "string" && cause.message !== "" ? `${message} (${cause.message})` : message;
 }
 
 function parseJson(text: string): unknown {
