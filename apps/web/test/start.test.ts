@@ -5,8 +5,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildState } from "@shelf/api/host";
 import { describe, expect, it } from "vitest";
-import { buildState } from "../src/build-state";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tsx = path.join(webDir, "../../node_modules/.bin/tsx");
