@@ -25,6 +25,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: "design",
+          include: ["apps/design/test/**/*.test.ts"],
+          globalSetup: ["apps/design/test/global-setup.ts"],
+          // Like the web project: its servers and the root start run one file after another.
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

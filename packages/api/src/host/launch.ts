@@ -104,7 +104,10 @@ export async function launchApps(options: { apps: LaunchedApp[]; dev: boolean })
     );
     exits.push(
       exited.then((code) => {
-        if (!stopping) stopAll("SIGTERM");
+        if (!stopping) {
+          console.error(`${app.label.replace(/^the /, "The ")} stopped (exit code ${code}): stopping the others.`);
+          stopAll("SIGTERM");
+        }
         return code;
       }),
     );
