@@ -34,7 +34,7 @@ async function main() {
         delivery: host.delivery,
         log: host.log,
       });
-      // Edges are asked in order: one that owns a path before the agent API goes first (see ARCHITECTURE.md).
+      // Edges are asked in order: an edge for paths the agent API would also claim (its first segments) goes first.
       return { edges: [createDesignApiEdge(host.edge)] };
     },
   });
