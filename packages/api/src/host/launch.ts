@@ -25,6 +25,8 @@ export type LaunchedApp = {
   readSettings: () => { db: DbEnv; port: number };
 };
 
+const capitalized = (label: string) => label.charAt(0).toUpperCase() + label.slice(1);
+
 const isReady = (message: unknown): message is ReadyMessage =>
   typeof message === "object" && message !== null && (message as { type?: unknown }).type === "ready";
 
@@ -99,13 +101,18 @@ export async function launchApps(options: { apps: LaunchedApp[]; dev: boolean })
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     children.push(child);
-    const exited = new Promise<number>((resolve) =>
-      child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal))),
-    );
+    const exited = new Promise<number>((resolve) => {
+      child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal)));
+      // A child that could not be started at all has no exit to wait for.
+      child.once("error", (error) => {
+        console.error(`${capitalized(app.label)} could not be started: ${error.message}`);
+        resolve(1);
+      });
+    });
     exits.push(
       exited.then((code) => {
         if (!stopping) {
-          console.error(`${app.label.replace(/^the /, "The ")} stopped (exit code ${code}): stopping the others.`);
+          console.error(`${capitalized(app.label)} stopped (exit code ${code}): stopping the others.`);
           stopAll("SIGTERM");
         }
         return code;
