@@ -35,7 +35,7 @@ async function main() {
         log: host.log,
       });
       // Edges are asked in order: an edge for paths the agent API would also claim (its first segments) goes first.
-      return { edges: [createDesignApiEdge(host.edge)] };
+      return { edges: [createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS })] };
     },
   });
 }

@@ -15,7 +15,14 @@ import {
   subscriptionCreate,
 } from "./commands/commerce";
 import { demo } from "./commands/demo";
-import { designDocList, designTokenCreate, designTokenList, designTokenRevoke } from "./commands/design";
+import {
+  designDocList,
+  designRunFail,
+  designRunList,
+  designTokenCreate,
+  designTokenList,
+  designTokenRevoke,
+} from "./commands/design";
 import { deviceDeactivate, deviceList } from "./commands/device";
 import { entitlementGrant } from "./commands/entitlement";
 import { housekeeping } from "./commands/housekeeping";
@@ -59,6 +66,8 @@ export const commands: Command[] = [
   designTokenList,
   designTokenRevoke,
   designDocList,
+  designRunList,
+  designRunFail,
   demo,
 ];
 

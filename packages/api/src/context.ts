@@ -2,6 +2,7 @@ import type { Database } from "@shelf/db";
 import type { Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
+import type { Logger } from "./log";
 import type { PublicDisclosureData } from "./schemas/disclosure";
 
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
@@ -26,6 +27,10 @@ export type Context = {
   disclosure?: PublicDisclosureData;
   /** Limits on guessing (passwords, user codes): set by the account pages, which take those guesses. */
   guessLimits?: GuessLimits;
+  /** The entry point's log, for what a procedure must report beyond its answer (a collect run's failed replay). */
+  log?: Logger;
+  /** How long the design host's collection lock lasts without an upload (`SHELF_COLLECT_LEASE_SECONDS`). */
+  collectLeaseSeconds?: number;
   res: ResponseState;
 };
 
@@ -38,6 +43,8 @@ export type CreateContextOptions = {
   keyBrand?: string;
   disclosure?: PublicDisclosureData;
   guessLimits?: GuessLimits;
+  log?: Logger;
+  collectLeaseSeconds?: number;
 };
 
 /** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */

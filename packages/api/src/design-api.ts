@@ -1,11 +1,15 @@
 import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
 import { createEdge, type Edge, type EdgeOptions } from "./edge/handler";
+import { designCollectRouter } from "./routers/design-collect/router";
 import { designDocsRouter } from "./routers/design-docs/router";
+import { DESIGN_OPENAPI_PATH, designManifestRouter } from "./routers/design-manifest/router";
 import { router } from "./trpc";
 
 /** The design host's agent API: every route declares the role a design agent token needs (`meta.role`). */
 export const designRouter = router({
   docs: designDocsRouter,
+  collect: designCollectRouter,
+  manifest: designManifestRouter,
 });
 
 export type DesignRouter = typeof designRouter;
@@ -17,12 +21,12 @@ export const designApiPolicy: CredentialPolicy = {
 };
 
 export const DESIGN_API_DOCUMENT = {
-  path: "/api/openapi.json",
+  path: DESIGN_OPENAPI_PATH,
   info: {
     title: "Shelf design host: agent API",
     version: "1",
     description:
-      "The design host's agent API: design documents with draft versions on a base version, submission and review. Send a design agent token (from `design-token:create`) as `Authorization: Bearer <token>`; each route names the role it needs (`collect`, `read`, `write`, `review`). Lists page with `cursor` and `limit`, answering `next_cursor`.",
+      "The design host's agent API: collect runs (one open at a time under the collection lock, a lease renewed by each upload; assets and captures uploaded as multipart forms; submitted runs replayed into the gallery), and design documents with draft versions on a base version, submission and review. Send a design agent token (from `design-token:create`) as `Authorization: Bearer <token>`; each route names the role it needs (`collect`, `read`, `write`, `review`). Lists page with `cursor` and `limit`, answering `next_cursor`. `GET /api/agent/manifest` lists the documents and the agent skill package (also at `/.well-known/agent-skills/index.json`) that teaches these workflows.",
   },
 };
 

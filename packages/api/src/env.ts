@@ -48,6 +48,8 @@ const ApiEnv = z
     SHELF_DESIGN_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())
       .transform((value) => value?.replace(/\/+$/, "")),
+    /** How long a collect run holds the design host's collection lock without an upload (each upload renews it). */
+    SHELF_COLLECT_LEASE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
     /** Public base URL of the app host (feeds, release downloads, signed download links); unset: SHELF_BASE_URL. */
     SHELF_APP_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())

@@ -54,6 +54,18 @@ export const domainErrors = {
     status: 409,
     message: "base_version is not the document's newest version: write on the newest version (latest_version).",
   },
+  collection_locked: {
+    status: 409,
+    message: "Another collect run holds the collection lock: wait until its lease ends (run.lease_expires_at).",
+  },
+  run_not_open: {
+    status: 409,
+    message: "The collect run is no longer open: it was submitted or ended failed, and takes nothing more.",
+  },
+  capture_key_taken: {
+    status: 409,
+    message: "This run already has a capture under this key, with another image.",
+  },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send the body as application/json." },
   range_not_satisfiable: { status: 416, message: "No requested range lies within the file." },

@@ -65,6 +65,22 @@ export type RouteExample = {
   target?: "account" | "product" | "public" | "signed";
 };
 
+/** What a design route's example is built for: a design token holding every role, on a test database of its own. */
+export type DesignExampleContext = { db: Database; agent: { tokenId: number; name: string } };
+
+export type DesignRouteExample = {
+  /** Creates what the request names (a document, a run) and returns the request; a multipart body is a FormData. */
+  build?: (context: DesignExampleContext) => Promise<RequestExample> | RequestExample;
+  /** Path parameters that name nothing, for the missing-target row (default: 2000000000, or `no-such-target`). */
+  missing?: Record<string, string | number>;
+  /**
+   * Whose the named target is. `shared` (default): every token with the role sees it (documents). `family`: the
+   * tokens of the opener's name only, so a token of another name gets 404 (collect runs). `created`: the path names
+   * what the request creates, so a missing target is no error (a new document's first version).
+   */
+  target?: "shared" | "family" | "created";
+};
+
 export type Meta = OpenApiMeta & {
   /**
    * What the caller must hold. An ability: a caller with it. `any-key`: any valid caller. `public`: nothing.
@@ -139,6 +155,8 @@ export type Meta = OpenApiMeta & {
    * security matrix gets its success, cross-account and foreign-row checks from here.
    */
   example?: RouteExample;
+  /** The design host's counterpart of `example`: the design security matrix's success and missing-target rows. */
+  designExample?: DesignRouteExample;
 };
 
 const t = initTRPC.context<Context>().meta<Meta>().create();

@@ -70,3 +70,26 @@ export type CollectAssetType = (typeof collectAssetTypes)[number];
 /** The image types a capture may carry, told by their bytes. */
 export const captureImageTypes = ["png", "jpeg", "webp"] as const;
 export type CaptureImageType = (typeof captureImageTypes)[number];
+
+/** The color scheme a page was captured in (a capture's `meta.mode`). */
+export const colorModes = ["light", "dark"] as const;
+export type ColorMode = (typeof colorModes)[number];
+
+/**
+ * Where a gallery screen or flow stands: shown now (current), history replaced by a newer run's (replaced), or
+ * retired by a newer run that covered it and no longer found it (removed).
+ */
+export const galleryStatuses = ["current", "replaced", "removed"] as const;
+export type GalleryStatus = (typeof galleryStatuses)[number];
+
+/** The platforms the gallery's apps are on: the collector walks web apps only, for now. */
+export const galleryPlatforms = ["web"] as const;
+export type GalleryPlatform = (typeof galleryPlatforms)[number];
+
+/** A flow the collector declared (`meta.flow`), or the order it walked an app's pages in one signed-in state. */
+export const galleryFlowKinds = ["declared", "walk"] as const;
+export type GalleryFlowKind = (typeof galleryFlowKinds)[number];
+
+/** The gallery's taxonomy: terms from the captures' `meta`, and fonts and colors read from the run's CSS. */
+export const galleryTermKinds = ["page_type", "pattern", "element", "component", "font", "color"] as const;
+export type GalleryTermKind = (typeof galleryTermKinds)[number];

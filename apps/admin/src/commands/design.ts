@@ -1,6 +1,14 @@
-import { designDocs, designTokens } from "@shelf/api";
+import { designCollect, designDocs, designTokens } from "@shelf/api";
 import { type DesignRole, designRoles } from "@shelf/db/enums";
-import { optionalDate, optionalList, requiredInteger, requiredString, UsageError } from "../args";
+import {
+  optionalDate,
+  optionalInteger,
+  optionalList,
+  optionalString,
+  requiredInteger,
+  requiredString,
+  UsageError,
+} from "../args";
 import type { Command } from "../command";
 
 function roles(list: string[] | undefined): DesignRole[] {
@@ -106,6 +114,58 @@ export const designDocList: Command = {
               `  ${document.slug}  "${document.title}"  current ${document.current_version ?? "none"}, latest ${document.latest_version}, pending ${document.pending_versions.join(",") || "none"}  updated ${document.updated_at}`,
           ),
         ].join("\n"),
+      };
+    };
+  },
+};
+
+export const designRunList: Command = {
+  name: "design-run:list",
+  summary: "List collect runs, newest first: status, opener, counts, lease end",
+  synopsis: "[--limit N]",
+  details: [
+    "An open run holds the collection lock until its lease ends (each upload renews it); design-run:fail frees it now.",
+  ],
+  options: { limit: { type: "string" } },
+  prepare(values) {
+    const limit = optionalInteger(values, "limit", { min: 1 }) ?? 50;
+    return async ({ db }) => {
+      const runs = await designCollect.listRuns(db, { limit });
+      const state = (run: (typeof runs)[number]) =>
+        run.status === "open"
+          ? `open, lease until ${run.lease_expires_at}`
+          : run.error
+            ? `${run.status}: ${run.error}`
+            : run.status;
+      return {
+        json: { runs },
+        text: [
+          `${runs.length} collect run(s):`,
+          ...runs.map(
+            (run) =>
+              `  ${String(run.id).padStart(4)}  ${state(run)}  by ${run.opener}  ${run.counts.captures} capture(s), ${run.counts.assets} asset(s)  created ${run.created_at}`,
+          ),
+        ].join("\n"),
+      };
+    };
+  },
+};
+
+export const designRunFail: Command = {
+  name: "design-run:fail",
+  summary: "End an open collect run as failed, freeing the collection lock at once",
+  synopsis: "--id ID [--reason R]",
+  details: ["For a collector that crashed or hangs: the next open would otherwise wait for the run's lease to end."],
+  options: { id: { type: "string" }, reason: { type: "string" } },
+  prepare(values) {
+    const id = requiredInteger(values, "id", { min: 1 });
+    const reason = optionalString(values, "reason")?.trim() || undefined;
+    if (reason && reason.length > 2000) throw new UsageError("--reason must be at most 2000 characters.");
+    return async ({ db }) => {
+      const run = await designCollect.failRunAsOperator(db, id, reason);
+      return {
+        json: { run },
+        text: `Ended collect run ${run.id} (opened by ${run.opener}) as failed: ${run.error}. The collection lock is free.`,
       };
     };
   },

@@ -8,7 +8,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { hashSecret } from "../auth/key-secret";
+import { createDesignApiEdge } from "../design-api";
 import { createRateLimiter } from "../rate-limit";
+import { writeVersion } from "../routers/design-docs/service";
+import { createDesignToken } from "../routers/design-tokens/admin-service";
 import { releaseArtifact } from "../routers/products/delivery";
 import { publishRelease, putContentAsset } from "../routers/products/publish";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
@@ -36,6 +39,8 @@ const edges: Record<string, Edge> = {};
 /** Each edge behind the server in front of it, as deployed: the answers Node and the server give are fuzzed too. */
 const servers: Record<string, { server: EdgeServer; port: number }> = {};
 let keys: string[] = [];
+/** The design host takes design agent tokens only: its operations are fuzzed with one holding every role. */
+let designKeys: string[] = [];
 let known: Record<string, string[]> = {};
 /** Makes a key that an operation revoking its caller may use up (scoped to the product for product-key routes). */
 let spareKey: (scope: "account" | "product") => Promise<string>;
@@ -86,6 +91,16 @@ beforeAll(async () => {
     delivery,
   };
   edges["account API"] = createAccountApiEdge({ ...common, disclosure: DEMO_DISCLOSURE });
+  edges["design API"] = createDesignApiEdge(common);
+  const agent = await createDesignToken(db, { name: "fuzzer", roles: ["collect", "read", "write", "review"] }, "shelf");
+  designKeys = [agent.token];
+  await writeVersion(
+    db,
+    { tokenId: agent.record.id, name: "fuzzer" },
+    { slug: "guide", body: "# Guide", base_version: 0 },
+  );
+  known.slug = ["guide", "no-such-guide"];
+  known.number = ["1", "2"];
   edges["test router"] = createEdge({ ...common, router: createTestRouter({ filesDir }), maxBodyBytes: 4096 });
   for (const [name, edge] of Object.entries(edges)) {
     const server = createEdgeServer({
@@ -115,7 +130,7 @@ afterAll(async () => {
 });
 
 describe("fuzzing every operation of the document", () => {
-  for (const name of ["account API", "test router"]) {
+  for (const name of ["account API", "design API", "test router"]) {
     it(
       `${name}: no 5xx, the contract's JSON on errors, every answer (Node's own too) valid against the document`,
       async () => {
@@ -140,7 +155,7 @@ describe("fuzzing every operation of the document", () => {
           await fc.assert(
             fc.asyncProperty(
               requestsFor(pathTemplate, method, operation as never, document, {
-                keys: revokes ? [SPARE] : keys,
+                keys: name === "design API" ? designKeys : revokes ? [SPARE] : keys,
                 known,
               }),
               async (request) => {

@@ -81,6 +81,8 @@ export type EdgeOptions = {
   maxBodyBytes?: number;
   /** Where the OpenAPI document is served, and its title. */
   document?: { path: string; info: DocumentInfo };
+  /** The design host's collection lock length (`SHELF_COLLECT_LEASE_SECONDS`); 600 seconds when unset. */
+  collectLeaseSeconds?: number;
 };
 
 export type Edge = {
@@ -312,6 +314,8 @@ export function createEdge(options: EdgeOptions): Edge {
       acceptLanguage: request.header("accept-language"),
       keyBrand: options.keyBrand,
       disclosure: options.disclosure,
+      log,
+      collectLeaseSeconds: options.collectLeaseSeconds,
     });
     let output: unknown;
     try {

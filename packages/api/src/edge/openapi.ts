@@ -300,13 +300,25 @@ export function buildOpenApiDocument(
     operations[route.method.toLowerCase()] = manualOperation(route);
     manualPaths[route.documentPath] = operations;
   }
+  // The contract's schemes (5.12): account API keys on the account API, design agent tokens (with roles) on the design host.
+  const schemes = {
+    account_api_key: { type: "http", scheme: "bearer", description: "An account API key" },
+    design_agent_token: {
+      type: "http",
+      scheme: "bearer",
+      description:
+        "A design agent token (from the operator's `design-token:create`) holding the role each operation names in `x-role`: collect, read, write or review",
+    },
+  } as const;
+  const schemeOf = (route: EdgeRoute) => (route.meta.role ? "design_agent_token" : "account_api_key");
+  const used = new Set(routes.filter((route) => route.meta.ability !== "public").map(schemeOf));
   const document = generateOpenApiDocument(router, {
     filter: ({ metadata }: { metadata: unknown }) => !manualMetas.has(metadata as EdgeRoute["meta"]),
     title: info.title,
     version: info.version,
     description: info.description,
     baseUrl,
-    securitySchemes: { account_api_key: { type: "http", scheme: "bearer", description: "An account API key" } },
+    securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => used.has(name as never))),
     paths: manualPaths as never,
   });
 
@@ -332,9 +344,10 @@ export function buildOpenApiDocument(
       route.meta.ability === "public"
         ? []
         : route.meta.anonymous
-          ? [{}, { account_api_key: [] }]
-          : [{ account_api_key: [] }];
-    operation["x-ability"] = route.meta.ability ?? null;
+          ? [{}, { [schemeOf(route)]: [] }]
+          : [{ [schemeOf(route)]: [] }];
+    if (route.meta.role) operation["x-role"] = route.meta.role;
+    else operation["x-ability"] = route.meta.ability ?? null;
     operation["x-product-access"] = route.meta.product ?? null;
     if (route.meta.keyScope) operation["x-key-scope"] = route.meta.keyScope;
     if (route.meta.revokesKey) operation["x-revokes-key"] = true;

@@ -7,6 +7,7 @@ export * from "./commerce";
 export * from "./design";
 export * from "./devices";
 export * from "./entitlements";
+export * from "./gallery";
 export * from "./keys";
 export * from "./mcp";
 export * from "./relations";

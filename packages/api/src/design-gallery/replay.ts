@@ -1,0 +1,529 @@
+import type { Database, Executor } from "@shelf/db";
+import { schema } from "@shelf/db";
+import type { ReplaySummary } from "@shelf/db/schema";
+import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import type { Logger } from "../log";
+import { type ArtifactStore, MissingObjectError } from "../storage/store";
+import {
+  type CaptureRow,
+  type CurrentFlow,
+  type CurrentScreen,
+  chooseVariants,
+  compareText,
+  type Plan,
+  pageKey,
+  planReplay,
+  readVisit,
+  type TermUse,
+  type Visit,
+} from "./plan";
+import { analyseStyles, type ParsedSheet, parseSheet, type StyleFacts } from "./styles";
+
+/*
+ * Replaying a collect run: its captures become the gallery's apps, screens, variants, flows and taxonomy (plan.ts
+ * says what each becomes; the schema in packages/db/src/schema/gallery.ts says how the gallery is read).
+ *
+ * replayRun sets the run `replaying`, reads the CSS its screens' captures named from the artifact store (before any
+ * transaction: the run is frozen), then in ONE transaction writes the gallery rows and sets the run `replayed` with
+ * the summary. Replays take one advisory lock, so they happen one at a time.
+ *
+ * On failure it THROWS a ReplayError (it never returns a failure): for `superseded` and `failed` the transaction was
+ * rolled back (the gallery is exactly as before) and the run is now `failed` with `error` saying why (a message for
+ * the collector: a missing CSS object names its asset's URL; an internal error says only that); for `not_found` and
+ * `not_replayable` the run was not touched.
+ *
+ * Replaying a run again is allowed while no newer run has been replayed: it first undoes the run (its rows removed,
+ * what it retired current again), then replays it as the first time, its rows keeping their ids (by app slug, page,
+ * variant state, flow kind and slug). The same run replayed twice gives identical gallery rows and the same summary.
+ * A run older than the newest replayed one is refused (`superseded`): replaying it would go back in time.
+ */
+
+export type ReplayErrorCode = "not_found" | "not_replayable" | "superseded" | "failed";
+
+export class ReplayError extends Error {
+  readonly code: ReplayErrorCode;
+  readonly runId: number;
+
+  constructor(code: ReplayErrorCode, message: string, runId: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ReplayError";
+    this.code = code;
+    this.runId = runId;
+  }
+}
+
+/** A failure the collector can act on: its message goes on the run as is. */
+class ReplayInputError extends Error {
+  constructor(
+    readonly code: "superseded" | "failed",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "ReplayInputError";
+  }
+}
+
+/** The advisory lock a replay holds for its transaction ("glry"). */
+export const GALLERY_LOCK = 0x676c_7279;
+
+const INTERNAL = "The replay failed on an internal error; the gallery is unchanged.";
+
+export type ReplayOptions = { store: ArtifactStore; log?: Logger };
+
+export async function replayRun(db: Database, runId: number, { store, log }: ReplayOptions): Promise<ReplaySummary> {
+  const { collectRuns } = schema;
+  const [claimed] = await db
+    .update(collectRuns)
+    .set({ status: "replaying" })
+    .where(
+      and(
+        eq(collectRuns.id, runId),
+        isNotNull(collectRuns.submittedAt),
+        inArray(collectRuns.status, ["submitted", "replaying", "replayed", "failed"]),
+      ),
+    )
+    .returning({ id: collectRuns.id });
+  if (!claimed) {
+    const [run] = await db.select({ status: collectRuns.status }).from(collectRuns).where(eq(collectRuns.id, runId));
+    if (!run) throw new ReplayError("not_found", `There is no collect run ${runId}.`, runId);
+    throw new ReplayError("not_replayable", `Collect run ${runId} was never submitted (it is ${run.status}).`, runId);
+  }
+
+  try {
+    const captures = await db
+      .select()
+      .from(schema.collectCaptures)
+      .where(eq(schema.collectCaptures.runId, runId))
+      .orderBy(asc(schema.collectCaptures.id));
+    const visits = captures.map(readVisit);
+    const styles = await readStyles(db, store, runId, visits);
+
+    const plan = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${GALLERY_LOCK})`);
+      await assertNewest(tx, runId);
+      const kept = await undo(tx, runId);
+      const appSlugs = [...new Set(visits.filter((visit) => visit.capture.outcome === "ok").map((visit) => visit.app))];
+      const current = await readCurrent(tx, appSlugs);
+      const plan = planReplay({ runId, visits, current, styles });
+      await write(tx, runId, plan, kept, current.appIds);
+      await tx
+        .update(collectRuns)
+        .set({ status: "replayed", replay: plan.summary, error: null, finishedAt: sql`now()` })
+        .where(eq(collectRuns.id, runId));
+      return plan;
+    });
+    log?.info({ runId, summary: plan.summary, skipped: plan.skipped }, "collect run replayed");
+    return plan.summary;
+  } catch (error) {
+    const known = error instanceof ReplayInputError ? error : null;
+    const message = known?.message ?? INTERNAL;
+    log?.error({ err: error, runId }, "collect run replay failed");
+    try {
+      await db
+        .update(collectRuns)
+        .set({ status: "failed", error: message, finishedAt: sql`now()` })
+        .where(eq(collectRuns.id, runId));
+    } catch (marking) {
+      // The run stays `replaying`, which a later replay may claim; the gallery is unchanged either way.
+      log?.error({ err: marking, runId }, "could not mark the collect run failed");
+    }
+    throw new ReplayError(known?.code ?? "failed", message, runId, { cause: error });
+  }
+}
+
+/** Fonts and colors of each page's and each app's chosen captures, from the run's CSS assets they named. */
+async function readStyles(db: Database, store: ArtifactStore, runId: number, visits: Visit[]) {
+  const assets = await db
+    .select()
+    .from(schema.collectAssets)
+    .where(eq(schema.collectAssets.runId, runId))
+    .orderBy(asc(schema.collectAssets.sha256));
+  const bySha = new Map(assets.map((asset) => [asset.sha256, asset]));
+  const sheets = new Map<string, ParsedSheet>();
+  const analyses = new Map<string, StyleFacts>();
+
+  const cssOf = (capture: CaptureRow) =>
+    capture.assets.filter((sha) => {
+      const asset = bySha.get(sha);
+      if (!asset)
+        throw new ReplayInputError("failed", `The capture ${capture.key} names an asset the run does not have.`);
+      return asset.type === "css";
+    });
+  const analyse = async (shas: Iterable<string>) => {
+    const list = [...new Set(shas)].sort(compareText);
+    const id = list.join(",");
+    const known = analyses.get(id);
+    if (known) return known;
+    const parsed: ParsedSheet[] = [];
+    for (const sha of list) {
+      let sheet = sheets.get(sha);
+      if (!sheet) {
+        const asset = bySha.get(sha);
+        if (!asset) throw new ReplayInputError("failed", "A capture names an asset the run does not have.");
+        sheet = parseSheet(await readText(store, asset.objectKey, asset.url));
+        sheets.set(sha, sheet);
+      }
+      parsed.push(sheet);
+    }
+    const facts = analyseStyles(parsed);
+    analyses.set(id, facts);
+    return facts;
+  };
+
+  const pages = new Map<string, StyleFacts>();
+  const appShas = new Map<string, Set<string>>();
+  for (const [id, { app, chosen }] of chooseVariants(visits)) {
+    const shas = chosen.flatMap((visit) => cssOf(visit.capture));
+    pages.set(id, await analyse(shas));
+    const set = appShas.get(app) ?? new Set();
+    for (const sha of shas) set.add(sha);
+    appShas.set(app, set);
+  }
+  const apps = new Map<string, StyleFacts>();
+  for (const [app, shas] of appShas) apps.set(app, await analyse(shas));
+  return { pages, apps };
+}
+
+async function readText(store: ArtifactStore, key: string, url: string): Promise<string> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await store.open(key)) chunks.push(Buffer.from(chunk));
+    return new TextDecoder("utf-8").decode(Buffer.concat(chunks));
+  } catch (error) {
+    if (error instanceof MissingObjectError) {
+      throw new ReplayInputError("failed", `The CSS asset ${url} has no bytes in the artifact store.`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Refuses a run older than what the gallery already holds from a newer one. */
+async function assertNewest(tx: Executor, runId: number) {
+  const { galleryScreens: s, galleryFlows: f, galleryApps: a } = schema;
+  const [row] = await tx.execute<{ newest: number | null }>(sql`
+    select greatest(
+      (select max(${s.runId}) from ${s}), (select max(${s.retiredByRunId}) from ${s}),
+      (select max(${f.runId}) from ${f}), (select max(${f.retiredByRunId}) from ${f}),
+      (select max(${a.lastRunId}) from ${a})
+    ) as newest`);
+  const newest = row?.newest === null || row?.newest === undefined ? null : Number(row.newest);
+  if (newest !== null && newest > runId) {
+    throw new ReplayInputError("superseded", `A newer collect run (${newest}) has been replayed since this one.`);
+  }
+}
+
+type Kept = {
+  apps: Map<string, number>;
+  screens: Map<string, number>;
+  variants: Map<string, number>;
+  flows: Map<string, number>;
+};
+
+const variantId = (
+  app: string,
+  page: string,
+  v: { viewport: string; lang: string; auth: boolean; mode: string | null },
+) => `${pageKey(app, page)}\n${v.viewport}|${v.lang}|${v.auth ? 1 : 0}|${v.mode ?? ""}`;
+const flowId = (app: string, kind: string, slug: string) => `${app}\n${kind}\n${slug}`;
+
+/** Takes back what an earlier replay of this run did, remembering its rows' ids to give them again. */
+async function undo(tx: Executor, runId: number): Promise<Kept> {
+  const { galleryApps: a, galleryScreens: s, galleryScreenVariants: v, galleryFlows: f } = schema;
+  const screens = await tx
+    .select({ id: s.id, app: a.slug, page: s.page })
+    .from(s)
+    .innerJoin(a, eq(a.id, s.appId))
+    .where(eq(s.runId, runId));
+  const variants = await tx
+    .select({ id: v.id, app: a.slug, page: s.page, viewport: v.viewport, lang: v.lang, auth: v.auth, mode: v.mode })
+    .from(v)
+    .innerJoin(s, eq(s.id, v.screenId))
+    .innerJoin(a, eq(a.id, s.appId))
+    .where(eq(s.runId, runId));
+  const flows = await tx
+    .select({ id: f.id, app: a.slug, kind: f.kind, slug: f.slug })
+    .from(f)
+    .innerJoin(a, eq(a.id, f.appId))
+    .where(eq(f.runId, runId));
+  const apps = await tx.select({ id: a.id, slug: a.slug }).from(a).where(eq(a.firstRunId, runId));
+
+  await tx.delete(f).where(eq(f.runId, runId));
+  await tx.delete(s).where(eq(s.runId, runId));
+  const revived = { status: "current", replacedById: null, retiredByRunId: null } as const;
+  await tx.update(s).set(revived).where(eq(s.retiredByRunId, runId));
+  await tx.update(f).set(revived).where(eq(f.retiredByRunId, runId));
+  await tx.delete(a).where(eq(a.firstRunId, runId));
+
+  return {
+    apps: new Map(apps.map((row) => [row.slug, row.id])),
+    screens: new Map(screens.map((row) => [pageKey(row.app, row.page), row.id])),
+    variants: new Map(variants.map((row) => [variantId(row.app, row.page, row), row.id])),
+    flows: new Map(flows.map((row) => [flowId(row.app, row.kind, row.slug), row.id])),
+  };
+}
+
+/** The current screens and flows of the apps the run captured. */
+async function readCurrent(tx: Executor, appSlugs: string[]) {
+  const {
+    galleryApps: a,
+    galleryScreens: s,
+    galleryScreenVariants: v,
+    galleryScreenTerms: st,
+    galleryTerms: t,
+    galleryFlows: f,
+    galleryFlowSteps: fs,
+    collectCaptures: c,
+  } = schema;
+  const apps = appSlugs.length === 0 ? [] : await tx.select().from(a).where(inArray(a.slug, appSlugs));
+  const appIds = new Map(apps.map((app) => [app.slug, app.id]));
+  const slugOf = new Map(apps.map((app) => [app.id, app.slug]));
+  const ids = [...slugOf.keys()];
+  if (ids.length === 0) {
+    return { screens: [], flows: [], appSlugs: new Set<string>(), appIds };
+  }
+  const isCurrentIn = and(inArray(s.appId, ids), eq(s.status, "current"));
+
+  const screenRows = await tx
+    .select({ id: s.id, appId: s.appId, page: s.page, contentSha256: s.contentSha256 })
+    .from(s)
+    .where(isCurrentIn)
+    .orderBy(asc(s.id));
+  const variantRows = await tx
+    .select({ screenId: v.screenId, variant: v, meta: c.meta })
+    .from(v)
+    .innerJoin(s, eq(s.id, v.screenId))
+    .innerJoin(c, eq(c.id, v.captureId))
+    .where(isCurrentIn)
+    .orderBy(asc(v.id));
+  const termRows = await tx
+    .select({ screenId: st.screenId, kind: t.kind, slug: t.slug, label: t.label, generic: t.generic, uses: st.uses })
+    .from(st)
+    .innerJoin(s, eq(s.id, st.screenId))
+    .innerJoin(t, eq(t.id, st.termId))
+    .where(and(isCurrentIn, inArray(t.kind, ["font", "color"])));
+
+  const screens = new Map<number, CurrentScreen>();
+  for (const row of screenRows) {
+    screens.set(row.id, {
+      id: row.id,
+      appSlug: slugOf.get(row.appId) ?? "",
+      page: row.page,
+      contentSha256: row.contentSha256,
+      variants: [],
+      styleTerms: [],
+    });
+  }
+  for (const { screenId, variant, meta } of variantRows) {
+    const { id: _id, screenId: _screen, ...fields } = variant;
+    screens.get(screenId)?.variants.push({ ...fields, meta });
+  }
+  for (const { screenId, ...term } of termRows) screens.get(screenId)?.styleTerms.push(term);
+
+  const flowRows = await tx
+    .select({ id: f.id, appId: f.appId, kind: f.kind, slug: f.slug, contentSha256: f.contentSha256 })
+    .from(f)
+    .where(and(inArray(f.appId, ids), eq(f.status, "current")))
+    .orderBy(asc(f.id));
+  const stepRows = await tx
+    .select({ flowId: fs.flowId, page: s.page })
+    .from(fs)
+    .innerJoin(f, eq(f.id, fs.flowId))
+    .innerJoin(s, eq(s.id, fs.screenId))
+    .where(and(inArray(f.appId, ids), eq(f.status, "current")))
+    .orderBy(asc(fs.flowId), asc(fs.position));
+  const flows = new Map<number, CurrentFlow>();
+  for (const row of flowRows) {
+    flows.set(row.id, { ...row, appSlug: slugOf.get(row.appId) ?? "", pages: [] });
+  }
+  for (const row of stepRows) flows.get(row.flowId)?.pages.push(row.page);
+
+  return { screens: [...screens.values()], flows: [...flows.values()], appSlugs: new Set(appIds.keys()), appIds };
+}
+
+/** Rows per statement: well under PostgreSQL's 65535 parameters for the widest table (18 columns). */
+const CHUNK = 1000;
+
+async function inChunks<T, R>(rows: T[], work: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let start = 0; start < rows.length; start += CHUNK) out.push(...(await work(rows.slice(start, start + CHUNK))));
+  return out;
+}
+
+async function write(tx: Executor, runId: number, plan: Plan, kept: Kept, existingApps: Map<string, number>) {
+  const {
+    galleryApps: a,
+    galleryScreens: s,
+    galleryScreenVariants: v,
+    galleryScreenTerms: st,
+    galleryAppTerms: at,
+    galleryTerms: t,
+    galleryFlows: f,
+    galleryFlowSteps: fs,
+  } = schema;
+
+  // Apps: new ones inserted, the others pointed at this run.
+  const appIds = new Map(existingApps);
+  for (const app of plan.apps) {
+    const existing = existingApps.get(app.slug);
+    if (existing !== undefined) {
+      await tx.update(a).set({ origin: app.origin, lastRunId: runId }).where(eq(a.id, existing));
+    } else {
+      const [row] = await tx
+        .insert(a)
+        .values({
+          id: kept.apps.get(app.slug),
+          slug: app.slug,
+          origin: app.origin,
+          firstRunId: runId,
+          lastRunId: runId,
+        })
+        .returning({ id: a.id });
+      if (row) appIds.set(app.slug, row.id);
+    }
+  }
+  const appId = (slug: string) => {
+    const id = appIds.get(slug);
+    if (id === undefined) throw new Error(`No gallery app ${slug}.`);
+    return id;
+  };
+
+  // Terms: the vocabulary only grows; a term's label is the one it was first stored with.
+  const wanted = new Map<string, TermUse>();
+  for (const term of [...plan.screens.flatMap((screen) => screen.terms), ...plan.apps.flatMap((app) => app.terms)]) {
+    const key = `${term.kind}:${term.slug}`;
+    const known = wanted.get(key);
+    if (!known || compareText(term.label, known.label) < 0) wanted.set(key, term);
+  }
+  const terms = [...wanted.values()].sort((x, y) => compareText(x.kind, y.kind) || compareText(x.slug, y.slug));
+  await inChunks(terms, (chunk) =>
+    tx
+      .insert(t)
+      .values(chunk.map(({ kind, slug, label, generic }) => ({ kind, slug, label, generic })))
+      .onConflictDoNothing()
+      .returning({ id: t.id }),
+  );
+  const termIds = new Map<string, number>();
+  const slugs = [...new Set(terms.map((term) => term.slug))];
+  for (const row of await inChunks(slugs, (chunk) =>
+    tx.select({ id: t.id, kind: t.kind, slug: t.slug }).from(t).where(inArray(t.slug, chunk)),
+  )) {
+    termIds.set(`${row.kind}:${row.slug}`, row.id);
+  }
+  const termId = (term: TermUse) => {
+    const id = termIds.get(`${term.kind}:${term.slug}`);
+    if (id === undefined) throw new Error(`No gallery term ${term.kind}:${term.slug}.`);
+    return id;
+  };
+
+  // Screens: retire what is replaced or removed, insert this run's, then point the replaced at their replacements.
+  const replaced = plan.screens.flatMap((screen) => (screen.replaces === null ? [] : [screen.replaces]));
+  if (replaced.length > 0) {
+    await inChunks(replaced, (chunk) =>
+      tx
+        .update(s)
+        .set({ status: "replaced", retiredByRunId: runId })
+        .where(inArray(s.id, chunk))
+        .returning({ id: s.id }),
+    );
+  }
+  if (plan.removedScreens.length > 0) {
+    await inChunks(plan.removedScreens, (chunk) =>
+      tx
+        .update(s)
+        .set({ status: "removed", retiredByRunId: runId })
+        .where(inArray(s.id, chunk))
+        .returning({ id: s.id }),
+    );
+  }
+  const screenRows = await inChunks(plan.screens, (chunk) =>
+    tx
+      .insert(s)
+      .values(
+        chunk.map((screen) => ({
+          id: kept.screens.get(pageKey(screen.appSlug, screen.page)),
+          appId: appId(screen.appSlug),
+          runId,
+          page: screen.page,
+          title: screen.title,
+          pageType: screen.pageType,
+          capturedAt: screen.capturedAt,
+          contentSha256: screen.contentSha256,
+          searchText: screen.searchText,
+        })),
+      )
+      .returning({ id: s.id, appId: s.appId, page: s.page }),
+  );
+  const slugOfApp = new Map([...appIds].map(([slug, id]) => [id, slug]));
+  const screenIds = new Map(screenRows.map((row) => [pageKey(slugOfApp.get(row.appId) ?? "", row.page), row.id]));
+  await tx.execute(sql`
+    update gallery_screens as older set replaced_by_id = newer.id
+    from gallery_screens as newer
+    where newer.run_id = ${runId} and older.retired_by_run_id = ${runId} and older.status = 'replaced'
+      and newer.app_id = older.app_id and newer.page = older.page`);
+
+  const variants = plan.screens.flatMap((screen) =>
+    screen.variants.map((variant) => {
+      const screenId = screenIds.get(pageKey(screen.appSlug, screen.page)) ?? 0;
+      const key = variantId(screen.appSlug, screen.page, { ...variant, mode: variant.mode ?? null });
+      return { ...variant, id: kept.variants.get(key), screenId };
+    }),
+  );
+  await inChunks(variants, (chunk) => tx.insert(v).values(chunk).returning({ id: v.id }));
+  const links = plan.screens.flatMap((screen) => {
+    const screenId = screenIds.get(pageKey(screen.appSlug, screen.page)) ?? 0;
+    return screen.terms.map((term) => ({ screenId, termId: termId(term), uses: term.uses }));
+  });
+  await inChunks(links, (chunk) => tx.insert(st).values(chunk).returning({ screenId: st.screenId }));
+
+  // Flows, the same way; their steps name this run's screens.
+  const replacedFlows = plan.flows.flatMap((flow) => (flow.replaces === null ? [] : [flow.replaces]));
+  if (replacedFlows.length > 0) {
+    await tx.update(f).set({ status: "replaced", retiredByRunId: runId }).where(inArray(f.id, replacedFlows));
+  }
+  if (plan.removedFlows.length > 0) {
+    await tx.update(f).set({ status: "removed", retiredByRunId: runId }).where(inArray(f.id, plan.removedFlows));
+  }
+  const flowRows = await inChunks(plan.flows, (chunk) =>
+    tx
+      .insert(f)
+      .values(
+        chunk.map((flow) => ({
+          id: kept.flows.get(flowId(flow.appSlug, flow.kind, flow.slug)),
+          appId: appId(flow.appSlug),
+          runId,
+          kind: flow.kind,
+          slug: flow.slug,
+          name: flow.name,
+          auth: flow.auth,
+          contentSha256: flow.contentSha256,
+        })),
+      )
+      .returning({ id: f.id, appId: f.appId, kind: f.kind, slug: f.slug }),
+  );
+  const flowIds = new Map(flowRows.map((row) => [flowId(slugOfApp.get(row.appId) ?? "", row.kind, row.slug), row.id]));
+  await tx.execute(sql`
+    update gallery_flows as older set replaced_by_id = newer.id
+    from gallery_flows as newer
+    where newer.run_id = ${runId} and older.retired_by_run_id = ${runId} and older.status = 'replaced'
+      and newer.app_id = older.app_id and newer.kind = older.kind and newer.slug = older.slug`);
+  const steps = plan.flows.flatMap((flow) =>
+    flow.steps.map((step, position) => {
+      const screenId = screenIds.get(pageKey(flow.appSlug, step.page));
+      const id = flowIds.get(flowId(flow.appSlug, flow.kind, flow.slug));
+      if (screenId === undefined || id === undefined) throw new Error(`No screen of ${flow.appSlug} ${step.page}.`);
+      return { flowId: id, position: position + 1, screenId, flowStep: step.flowStep };
+    }),
+  );
+  await inChunks(steps, (chunk) => tx.insert(fs).values(chunk).returning({ flowId: fs.flowId }));
+
+  // Each app this run captured takes this run's fonts and colors.
+  const captured = plan.apps.map((app) => appId(app.slug));
+  if (captured.length > 0) await tx.delete(at).where(inArray(at.appId, captured));
+  const appLinks = plan.apps.flatMap((app) =>
+    app.terms.map((term) => ({ appId: appId(app.slug), termId: termId(term), uses: term.uses })),
+  );
+  await inChunks(appLinks, (chunk) => tx.insert(at).values(chunk).returning({ appId: at.appId }));
+}
