@@ -39,7 +39,7 @@ describe("the design agent API on /api", () => {
     expect(document.info.title).toBe("Shelf design host: agent API");
     expect(document.paths["/api/agent/docs/{slug}"]?.get).toBeDefined();
     expect(document.paths["/api/library"]).toBeUndefined();
-    expect(Object.keys(document.paths).every((path) => path.startsWith("/api/agent/"))).toBe(true);
+    expect(Object.keys(document.paths).filter((path) => !/^\/(api\/agent|\.well-known)\//.test(path))).toEqual([]);
     expect(document.servers).toEqual([{ url: server.url.replace("127.0.0.1", "localhost") }]);
   });
 
@@ -60,6 +60,15 @@ describe("the design agent API on /api", () => {
     const wrongRole = await get("/api/agent/docs/no-such-document", bearer(collectToken));
     expect(wrongRole.status).toBe(403);
     expect(await wrongRole.json()).toEqual({ message: expect.stringContaining("read"), error: "missing_design_role" });
+  });
+
+  it("serves the agent API's routes outside /api too: the skill index without a token, JSON 404s beside it", async () => {
+    const index = await get("/.well-known/agent-skills/index.json");
+    expect(index.status).toBe(200);
+    expect((await index.json()).skills).toEqual([expect.objectContaining({ name: expect.any(String) })]);
+    const unknown = await get("/.well-known/no-such-file");
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-type")).toContain("application/json");
   });
 
   it("answers unknown /api paths with a JSON 404, never a page", async () => {
