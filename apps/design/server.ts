@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createDesignApiEdge } from "@shelf/api";
+import { seedDemoGallery } from "@shelf/api/demo";
 import { failStart, startHost } from "@shelf/api/host";
 import next from "next";
 import { readDesignConfig } from "./src/env";
@@ -24,6 +25,14 @@ async function main() {
     publicUrl: api.SHELF_DESIGN_URL,
     pages: ({ dev }) => next({ dev, dir }),
     messagesDir: path.join(dir, "messages"),
+    prepare: async (host) => {
+      // The demo's gallery: a run the reference collect agent saved, uploaded and replayed like a collector's, once.
+      if (!design.SHELF_DEMO) return;
+      const gallery = await seedDemoGallery(host.db, host.files.store);
+      if (gallery.runId === null)
+        host.log.warn({ reason: gallery.reason }, "the demo gallery waits for the next start");
+      else if (gallery.loaded) host.log.info({ run: gallery.runId }, "the demo gallery was replayed");
+    },
     mount: async (host) => {
       setRuntime({
         config,
