@@ -27,6 +27,18 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: "design",
+          include: ["apps/design/test/**/*.test.ts"],
+          globalSetup: ["apps/design/test/global-setup.ts"],
+          // Like the web project: its servers and the root start run one file after another; and after the other
+          // projects, so that the root start's two apps and database do not add to the web project's load.
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

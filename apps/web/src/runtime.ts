@@ -1,9 +1,10 @@
 import type { Delivery, GuessLimits, Logger, OAuthSettings } from "@shelf/api";
+import { runtimeSlot } from "@shelf/api/host/pages";
 import type { Database } from "@shelf/db";
 import type { DatabaseHealth } from "@shelf/db/server";
 import type { WebConfig } from "./env";
 
-/** What the server started with, for the pages: Next loads its own copy of this module, so it travels on globalThis. */
+/** What the server started with, for the pages. */
 export type WebRuntime = {
   config: WebConfig;
   /** The public base URL links are built from. */
@@ -26,15 +27,7 @@ export type WebRuntime = {
   oauth: OAuthSettings;
 };
 
-const KEY = Symbol.for("shelf.web.runtime");
-type Holder = { [KEY]?: WebRuntime };
+const slot = runtimeSlot<WebRuntime>("web");
 
-export function setRuntime(runtime: WebRuntime): void {
-  (globalThis as Holder)[KEY] = runtime;
-}
-
-export function getRuntime(): WebRuntime {
-  const runtime = (globalThis as Holder)[KEY];
-  if (!runtime) throw new Error("The web app runs through server.ts, which sets up its runtime.");
-  return runtime;
-}
+export const setRuntime = slot.set;
+export const getRuntime = slot.get;

@@ -1,79 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { type RunningServer, startAppServer } from "@shelf/api/testing/apps";
+
+export type { RunningServer };
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const tsx = path.join(webDir, "../../node_modules/.bin/tsx");
 
-export type RunningServer = {
-  url: string;
-  output: () => string;
-  /** Sends a signal to the server's process group; resolves with the exit code. */
-  signal: (signal: NodeJS.Signals) => Promise<number | null>;
-  stop: () => Promise<void>;
-};
-
-/**
- * Starts the production server (server.ts, as `npm start` runs it) in its own process group on a free port, and
- * resolves once it prints its URL.
- */
-export async function startServer(env: Record<string, string | undefined>): Promise<RunningServer> {
-  // A data folder of its own (the demo secret lives there), never the repository's .data.
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-web-"));
-  const child: ChildProcess = spawn(tsx, ["server.ts"], {
-    cwd: webDir,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      SHELF_DATA_DIR: dataDir,
-      ...env,
-    },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  child.stdout?.on("data", (chunk) => {
-    log += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    log += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 60_000);
-    const check = () => {
-      const match = /running at (http:\/\/localhost:\d+)/.exec(log);
-      if (match) {
-        clearTimeout(timer);
-        resolve((match[1] as string).replace("localhost", "127.0.0.1"));
-      }
-    };
-    child.stdout?.on("data", check);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${log}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return {
-    url,
-    output: () => log,
-    signal: (signal) => {
-      process.kill(-(child.pid as number), signal);
-      return exited;
-    },
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        process.kill(-(child.pid as number), "SIGTERM");
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-        if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
-      }
-      await fs.rm(dataDir, { recursive: true, force: true });
-    },
-  };
+/** The web app's production server on a free port, in its own process group (see `startAppServer`). */
+export function startServer(env: Record<string, string | undefined>): Promise<RunningServer> {
+  return startAppServer({ appDir: webDir, portSetting: "PORT", env });
 }

@@ -5,8 +5,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildState } from "@shelf/api/host";
 import { describe, expect, it } from "vitest";
-import { buildState } from "../src/build-state";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tsx = path.join(webDir, "../../node_modules/.bin/tsx");
@@ -118,14 +118,15 @@ function groupAlive(group: number): boolean {
   }
 }
 
-describe("stopping npm start", () => {
+// The root `npm start` (both apps, one launcher) is tested with the design app (apps/design/test/start.test.ts).
+describe("stopping npm start of the web app alone", () => {
   it.each(["SIGTERM", "SIGINT"] as const)(
     "%s to the npm process alone drains and stops the server and the embedded PostgreSQL",
     async (signal) => {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-npm-start-"));
       const { DATABASE_URL: _, ...env } = process.env;
-      // As operators and process managers run it: `npm start` at the root, its own process group.
-      const npm = spawn("npm", ["start"], {
+      // As operators and process managers run one app alone: `npm start -w`, its own process group.
+      const npm = spawn("npm", ["run", "start", "-w", "@shelf/web"], {
         cwd: path.resolve(webDir, "../.."),
         env: { ...env, PORT: "0", HOST: "127.0.0.1", SHELF_DATA_DIR: dataDir, SHELF_SKIP_BUILD: "true" },
         detached: true,

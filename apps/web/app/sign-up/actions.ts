@@ -1,9 +1,9 @@
 "use server";
 
 import { accounts } from "@shelf/api";
+import { CLIENT_ADDRESS_HEADER } from "@shelf/api/host/pages";
 import { headers } from "next/headers";
 import { getTranslations } from "next-intl/server";
-import { CLIENT_ADDRESS_HEADER } from "../../src/auth/headers";
 import { failedForm } from "../../src/forms/errors";
 import type { FormState } from "../../src/forms/state";
 import { getRuntime } from "../../src/runtime";

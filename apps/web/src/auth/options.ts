@@ -5,11 +5,11 @@ import {
   WEB_SESSION_MAX_AGE_SECONDS,
   webSessionAccount,
 } from "@shelf/api";
+import { CLIENT_ADDRESS_HEADER } from "@shelf/api/host/pages";
 import { databaseDown, databaseUnavailable, withDeadline } from "@shelf/db";
 import type { AuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getRuntime, type WebRuntime } from "../runtime";
-import { CLIENT_ADDRESS_HEADER } from "./headers";
 import { safeReturnPath } from "./return-path";
 
 /** A session cookie whose session was ended (sign-out elsewhere, a password change) or expired: signed out. */

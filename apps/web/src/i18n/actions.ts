@@ -1,7 +1,7 @@
 "use server";
 
+import { isLocale, LOCALE_COOKIE } from "@shelf/api/host/pages";
 import { cookies } from "next/headers";
-import { isLocale, LOCALE_COOKIE } from "./locales";
 
 /** The language switch: kept for a year, for this browser. */
 export async function chooseLocale(formData: FormData): Promise<void> {

@@ -1,6 +1,6 @@
+import { LOCALE_COOKIE, resolveLocale } from "@shelf/api/host/pages";
 import { cookies, headers } from "next/headers";
 import { getRequestConfig } from "next-intl/server";
-import { LOCALE_COOKIE, resolveLocale } from "./locales";
 
 /** next-intl without locale routing: the chosen language (cookie), else the browser's. */
 export default getRequestConfig(async () => {

@@ -504,3 +504,5 @@ async function ensureEntitlement(
     updatesSupportedUntil: plan.state === "window-over" ? new Date(DEMO_UPDATE_WINDOW_END) : null,
   });
 }
+
+export { DEMO_COLLECTOR, seedDemoGallery } from "./design-gallery";

@@ -1,10 +1,10 @@
 import { checkAuthorizationRequest, isLoopbackOnly } from "@shelf/api";
+import { setPageStatus } from "@shelf/api/host/pages";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { consentToken } from "../../../src/auth/consent-token";
 import { requireSession } from "../../../src/auth/session";
-import { setPageStatus } from "../../../src/page-status";
 import { getRuntime } from "../../../src/runtime";
 
 export async function generateMetadata(): Promise<Metadata> {

@@ -4,7 +4,7 @@ import type { ServerResponse } from "node:http";
 type PageAnswer = { status?: number };
 
 // Next loads its own copy of this module for the pages: the store travels on globalThis, like the runtime.
-const KEY = Symbol.for("shelf.web.page-status");
+const KEY = Symbol.for("shelf.page-status");
 type Holder = { [KEY]?: AsyncLocalStorage<PageAnswer> };
 
 function store(): AsyncLocalStorage<PageAnswer> {

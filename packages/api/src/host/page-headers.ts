@@ -1,15 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
-import { clientAddressOf } from "@shelf/api/edge";
-import { CLIENT_ADDRESS_HEADER, NONCE_HEADER } from "./auth/headers";
+import { clientAddressOf } from "../edge/address";
+import { API_REFERENCE_PATH } from "./api-reference";
+import { CLIENT_ADDRESS_HEADER, NONCE_HEADER } from "./headers";
 
 /** Headers the server sets on requests for Next: a client may never send its own. */
 const SERVER_SET = [CLIENT_ADDRESS_HEADER, NONCE_HEADER, "content-security-policy"];
-
-/** The consent page: its form leads to the app's redirect URI. */
-const CONSENT_PATH = "/oauth/authorize";
-/** The page whose renderer (Scalar) adds its own style elements at run time. */
-const API_REFERENCE_PATH = "/docs/api";
 
 /**
  * The policy of a page: scripts only with this request's nonce (Next puts it on its own scripts, read from the
@@ -19,6 +15,7 @@ export function contentSecurityPolicy(
   nonce: string,
   options: { path: string; dev: boolean; formTargets?: readonly string[] },
 ): string {
+  // The API reference's renderer (Scalar) adds its own style elements at run time.
   const styles = options.path === API_REFERENCE_PATH ? "'self' 'unsafe-inline'" : `'self' 'nonce-${nonce}'`;
   return [
     "default-src 'self'",
@@ -34,22 +31,26 @@ export function contentSecurityPolicy(
   ].join("; ");
 }
 
+export type PageHeaderOptions = {
+  trustProxy?: boolean;
+  dev: boolean;
+  https?: boolean;
+  /** Origins a page's forms may lead to besides this site, by path and request target (an app's own pages). */
+  formTargets?: (path: string, target: string) => readonly string[];
+};
+
 /**
- * Sets what every page answer carries (CSP with a fresh nonce, no framing, no sniffing, no referrer) and tells Next
- * the request's nonce and client address through request headers only the server can set.
+ * Sets what every page answer of every app carries (CSP with a fresh nonce, no framing, no sniffing, no referrer)
+ * and tells Next the request's nonce and client address through request headers only the server can set.
  */
-export function pageHeaders(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  options: { trustProxy?: boolean; dev: boolean; https?: boolean },
-): void {
+export function pageHeaders(req: http.IncomingMessage, res: http.ServerResponse, options: PageHeaderOptions): void {
   for (const name of SERVER_SET) delete req.headers[name];
   const nonce = randomBytes(16).toString("base64");
   const path = (req.url ?? "/").split("?", 1)[0] as string;
   const policy = contentSecurityPolicy(nonce, {
     path,
     dev: options.dev,
-    formTargets: path === CONSENT_PATH ? consentTargets(req.url ?? "/") : [],
+    formTargets: options.formTargets?.(path, req.url ?? "/") ?? [],
   });
   const forwarded = req.headers["x-forwarded-for"];
   req.headers[CLIENT_ADDRESS_HEADER] = clientAddressOf(
@@ -67,19 +68,4 @@ export function pageHeaders(
   res.setHeader("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");
   res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
   if (options.https) res.setHeader("Strict-Transport-Security", "max-age=31536000");
-}
-
-/**
- * The consent page's form leads, through a 303, to the app's redirect URI, and browsers hold that redirect to the
- * page's form-action: its origin is added, read from the request's own redirect_uri (the decision checks it).
- */
-function consentTargets(target: string): string[] {
-  const redirectUri = new URL(target, "http://page.invalid").searchParams.get("redirect_uri");
-  if (!redirectUri) return [];
-  try {
-    const { protocol, origin } = new URL(redirectUri);
-    return protocol === "https:" || protocol === "http:" ? [origin] : [];
-  } catch {
-    return [];
-  }
 }

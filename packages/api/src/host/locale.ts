@@ -1,10 +1,13 @@
-import { type AnswerLanguage, answerLanguages, preferredLanguage } from "@shelf/api";
+import { type AnswerLanguage, answerLanguages, preferredLanguage } from "../language";
 
-/** The pages speak Korean and English, as the API's answers do. */
+/** The pages of every app speak Korean and English, as the API's answers do. */
 export const locales = answerLanguages;
 export type Locale = AnswerLanguage;
 
-/** The cookie that keeps a language chosen on the pages; without it, the browser's Accept-Language decides. */
+/**
+ * The cookie that keeps a language chosen on the pages; without it, the browser's Accept-Language decides. The apps
+ * share it, so a language chosen on one host is kept on another of the same site.
+ */
 export const LOCALE_COOKIE = "shelf-locale";
 
 export function isLocale(value: string | undefined): value is Locale {

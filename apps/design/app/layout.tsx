@@ -1,0 +1,49 @@
+import type { Metadata, Viewport } from "next";
+import { NextIntlClientProvider } from "next-intl";
+import { getLocale, getTranslations } from "next-intl/server";
+import type { ReactNode } from "react";
+import { LanguageSwitch } from "../src/components/language-switch";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Shelf Design", template: "%s · Shelf Design" },
+  description: "The design host: captures of the product's own pages, design documents, and the agents that keep them.",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+/** Every page reads the language per request (and gets the request's CSP nonce on its scripts). */
+export const dynamic = "force-dynamic";
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const locale = await getLocale();
+  const t = await getTranslations("layout");
+  return (
+    <html lang={locale}>
+      <body>
+        <a className="skip-link" href="#main">
+          {t("skip")}
+        </a>
+        <header className="site-header">
+          <a href="/" className="brand">
+            Shelf Design
+          </a>
+          <nav aria-label={t("mainNav")} className="main-nav">
+            <a href="/">{t("overview")}</a>
+            <a href="/docs/api">{t("apiReference")}</a>
+          </nav>
+          <div className="header-tools">
+            <LanguageSwitch />
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          <NextIntlClientProvider>{children}</NextIntlClientProvider>
+        </main>
+        <footer className="site-footer">
+          <a href="/docs/api">{t("apiReference")}</a>
+          <a href="/api/openapi.json">{t("openapi")}</a>
+        </footer>
+      </body>
+    </html>
+  );
+}

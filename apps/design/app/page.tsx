@@ -1,0 +1,61 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
+import type { ReactNode } from "react";
+
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getTranslations("home");
+  return { title: t("metaTitle") };
+}
+
+const ROLES = ["collect", "write", "review", "read"] as const;
+const code = (chunks: ReactNode) => <code>{chunks}</code>;
+
+/** The front page: what the design host is for, and where an agent or a person goes from here. */
+export default async function Home() {
+  const t = await getTranslations("home");
+  return (
+    <div className="stack-large">
+      <section className="intro">
+        <h1>{t("title")}</h1>
+        <p className="lead">{t("lead")}</p>
+      </section>
+
+      <section className="card" aria-labelledby="agent-api">
+        <h2 id="agent-api">{t("agentApi.title")}</h2>
+        <p>{t("agentApi.body")}</p>
+        <ul className="roles">
+          {ROLES.map((role) => (
+            <li key={role}>
+              <code>{role}</code> {t(`agentApi.roles.${role}`)}
+            </li>
+          ))}
+        </ul>
+        <p>{t.rich("agentApi.token", { code })}</p>
+        <pre className="command">
+          <code>npm run admin -- design-token:create --name collector --roles collect,read</code>
+        </pre>
+        <p className="actions">
+          <a href="/docs/api" className="button">
+            {t("agentApi.reference")}
+          </a>
+          <a href="/api/openapi.json" className="button secondary">
+            {t("agentApi.document")}
+          </a>
+        </p>
+      </section>
+
+      <section className="card" aria-labelledby="gallery">
+        <h2 id="gallery">{t("gallery.title")}</h2>
+        <p>{t("gallery.body")}</p>
+      </section>
+
+      <section className="card" aria-labelledby="skill">
+        <h2 id="skill">{t("skill.title")}</h2>
+        <p>{t.rich("skill.body", { code })}</p>
+        <p>
+          <code>/.well-known/agent-skills/index.json</code>
+        </p>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createDesignApiEdge } from "@shelf/api";
+import { seedDemoGallery } from "@shelf/api/demo";
+import { failStart, startHost } from "@shelf/api/host";
+import next from "next";
+import { readDesignConfig } from "./src/env";
+import { setRuntime } from "./src/runtime";
+
+const dir = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The design app's process: the shared start-up (`@shelf/api/host`: database, pool, limits, logs, metrics, the edge
+ * server and its operator's endpoints, pages, shutdown) with what is the design host's own: the design agent API on
+ * `/api` (design agent tokens only) and the pages' runtime.
+ */
+async function main() {
+  const config = readDesignConfig();
+  const { design, api, db } = config;
+  await startHost({
+    name: "design",
+    title: "The design host",
+    config: { settings: design, api, db, log: config.log },
+    port: design.DESIGN_PORT,
+    publicUrl: api.SHELF_DESIGN_URL,
+    pages: ({ dev }) => next({ dev, dir }),
+    messagesDir: path.join(dir, "messages"),
+    prepare: async (host) => {
+      // The demo's gallery: a run the reference collect agent saved, uploaded and replayed like a collector's, once.
+      if (!design.SHELF_DEMO) return;
+      const gallery = await seedDemoGallery(host.db, host.files.store);
+      if (gallery.runId === null)
+        host.log.warn({ reason: gallery.reason }, "the demo gallery waits for the next start");
+      else if (gallery.loaded) host.log.info({ run: gallery.runId }, "the demo gallery was replayed");
+    },
+    mount: async (host) => {
+      setRuntime({
+        config,
+        baseUrl: host.baseUrl,
+        db: host.db,
+        dbDeadlineMs: host.dbDeadlineMs,
+        health: host.health,
+        delivery: host.delivery,
+        log: host.log,
+      });
+      // Edges are asked in order: an edge for paths the agent API would also claim (its first segments) goes first.
+      return { edges: [createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS })] };
+    },
+  });
+}
+
+main().catch(failStart);

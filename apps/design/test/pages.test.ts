@@ -1,0 +1,112 @@
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { launchChromium } from "@shelf/api/testing/apps";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { designDir, type RunningServer, startDesignServer } from "./server";
+
+/** The design app's pages in Debian's Chromium against the production build (screenshots in test-results/pages). */
+
+const shots = path.join(designDir, "test-results/pages");
+const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let testDb: TestDatabase;
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  server = await startDesignServer({ DATABASE_URL: testDb.url });
+  browser = await launchChromium();
+  await fs.mkdir(shots, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await testDb?.drop();
+});
+
+/** Everything a page asked for and complained about. */
+function watch(page: Page) {
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return {
+    errors,
+    elsewhere: () => requests.filter((url) => new URL(url).origin !== server.url && !url.startsWith("data:")),
+  };
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
+}
+
+describe("the API reference page", () => {
+  it("renders one reference of the design host's live document, from this host only, with no console error", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const seen = watch(page);
+    await page.goto(`${server.url}/docs/api`);
+    expect(await page.title()).toBe("Design API reference · Shelf");
+    const heading = page.getByRole("heading", { name: "Shelf design host: agent API", level: 1 });
+    await heading.waitFor({ timeout: 30_000 });
+    await page.waitForLoadState("networkidle");
+    expect(await page.locator("body > [data-v-app]").count()).toBe(1);
+    expect(await heading.isVisible()).toBe(true);
+    await page.locator("section", { hasText: "/api/agent/docs/{slug}" }).first().waitFor();
+    expect(await page.content()).not.toContain("/api/library");
+    expect(seen.elsewhere()).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    await page.screenshot({ path: `${shots}/design-docs-api.png` });
+    await page.close();
+  });
+});
+
+describe("the home page", () => {
+  it("has its landmarks and headings, and no serious axe-core violation, in English and in Korean", async () => {
+    for (const [locale, lang, title] of [
+      ["en-US", "en", "The design host"],
+      ["ko-KR", "ko", "디자인 호스트"],
+    ] as const) {
+      const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      const seen = watch(page);
+      await page.goto(`${server.url}/`);
+      expect(await page.getAttribute("html", "lang")).toBe(lang);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(title);
+      expect(await page.getByRole("heading", { level: 2 }).count()).toBe(3);
+      expect(await page.getByRole("banner").count()).toBe(1);
+      expect(await page.getByRole("navigation").count()).toBe(1);
+      expect(await page.getByRole("main").count()).toBe(1);
+      expect(await page.getByRole("contentinfo").count()).toBe(1);
+      expect(await seriousViolations(page), lang).toEqual([]);
+      expect(seen.errors, lang).toEqual([]);
+      expect(seen.elsewhere(), lang).toEqual([]);
+      await page.screenshot({ path: `${shots}/design-home-${lang}.png`, fullPage: true });
+      await context.close();
+    }
+  });
+
+  it("switches language with the switch, and keeps it", async () => {
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByRole("button", { name: "한국어" }).click();
+    await page.waitForFunction(() => document.documentElement.lang === "ko");
+    await page.goto(`${server.url}/`);
+    expect(await page.getAttribute("html", "lang")).toBe("ko");
+    await context.close();
+  });
+});

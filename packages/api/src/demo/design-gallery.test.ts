@@ -1,0 +1,55 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { schema } from "@shelf/db";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Delivery } from "../delivery";
+import { failRunAsOperator, openRun } from "../routers/design-collect/service";
+import { createTestDelivery } from "../testing/delivery";
+import { DEMO_COLLECTOR, DEMO_RUN_DIR, seedDemoGallery } from "./design-gallery";
+
+let testDb: TestDatabase;
+let files: Delivery;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  files = await createTestDelivery();
+});
+afterAll(() => testDb.drop());
+
+describe("the demo gallery", () => {
+  it("waits while another collector holds the lock, then loads the saved run through the replay once", async () => {
+    const { db } = testDb;
+    const holder = await openRun(
+      db,
+      { tokenId: null, name: "someone-else" },
+      { apps: null, viewports: ["desktop"], langs: ["en"] },
+    );
+    expect(await seedDemoGallery(db, files.store)).toMatchObject({ runId: null, loaded: false });
+    expect(await db.select().from(schema.collectRuns)).toHaveLength(1);
+    await failRunAsOperator(db, holder.id, "done");
+
+    const first = await seedDemoGallery(db, files.store);
+    expect(first).toMatchObject({ loaded: true, runId: expect.any(Number) });
+    const again = await seedDemoGallery(db, files.store);
+    expect(again).toEqual({ runId: first.runId, loaded: false });
+
+    // Every saved capture is recorded, and the replay made the gallery of both apps from them.
+    const saved = JSON.parse(await readFile(path.join(DEMO_RUN_DIR, "run.json"), "utf8"));
+    const [run] = await db.select().from(schema.collectRuns).where(eq(schema.collectRuns.openerName, DEMO_COLLECTOR));
+    expect(run?.status).toBe("replayed");
+    const captures = await db
+      .select()
+      .from(schema.collectCaptures)
+      .where(eq(schema.collectCaptures.runId, run?.id as number));
+    expect(captures).toHaveLength(saved.captures.length);
+    expect(saved.captures.length).toBeGreaterThanOrEqual(20);
+    const apps = await db.select({ slug: schema.galleryApps.slug }).from(schema.galleryApps);
+    expect(apps.map((app) => app.slug).sort()).toEqual(["accounts", "design"]);
+    const variants = await db.select().from(schema.galleryScreenVariants);
+    expect(variants).toHaveLength(captures.filter((capture) => capture.outcome === "ok").length);
+    const terms = await db.select({ kind: schema.galleryTerms.kind }).from(schema.galleryTerms);
+    for (const kind of ["page_type", "font", "color"]) expect(terms.map((term) => term.kind)).toContain(kind);
+  });
+});

@@ -1,0 +1,92 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { checkDatabase, type DbEnv, SetupError } from "@shelf/db/server";
+
+/** What an app's production build is made from, relative to its folder (a missing one is skipped). */
+export const BUILD_SOURCES = [
+  "app",
+  "src",
+  "messages",
+  "public",
+  "next.config.ts",
+  "package.json",
+  "tsconfig.json",
+  "../../packages/api/src",
+  "../../packages/db/src",
+  "../../package-lock.json",
+];
+
+function newestFile(target: string): { file: string; mtimeMs: number } | null {
+  if (!existsSync(target)) return null;
+  const stat = statSync(target);
+  if (!stat.isDirectory()) return { file: target, mtimeMs: stat.mtimeMs };
+  let newest: { file: string; mtimeMs: number } | null = null;
+  for (const entry of readdirSync(target)) {
+    if (entry === "node_modules" || entry.startsWith(".")) continue;
+    const found = newestFile(path.join(target, entry));
+    if (found && (!newest || found.mtimeMs > newest.mtimeMs)) newest = found;
+  }
+  return newest;
+}
+
+/**
+ * Whether `.next` holds a build newer than every source it is made from; if not, why (no build, or the first
+ * source found that changed after it).
+ */
+export function buildState(
+  appDir: string,
+  sources = BUILD_SOURCES,
+): { current: true } | { current: false; reason: string } {
+  const buildId = path.join(appDir, ".next/BUILD_ID");
+  if (!existsSync(buildId)) return { current: false, reason: "there is no build yet" };
+  const builtAt = statSync(buildId).mtimeMs;
+  for (const source of sources) {
+    const newest = newestFile(path.resolve(appDir, source));
+    if (newest && newest.mtimeMs > builtAt) {
+      return { current: false, reason: `${path.relative(appDir, newest.file)} changed since the last build` };
+    }
+  }
+  return { current: true };
+}
+
+/**
+ * What `npm start` does before an app's server: every setting and the database checked first, each mistake said in
+ * one line; the production build made only when a source changed since the last one (`SHELF_SKIP_BUILD=true` skips
+ * the check). A mistake ends the process with that line.
+ */
+export async function prepareStart(options: {
+  /** The app's folder (where `next build` runs). */
+  appDir: string;
+  /** How the terminal names it: "the web app", "the design app". */
+  label: string;
+  /** Reads (and so checks) every setting of the app. */
+  readConfig: () => { db: DbEnv };
+}): Promise<void> {
+  try {
+    const { db } = options.readConfig();
+    if (db.DATABASE_URL) await checkDatabase(db.DATABASE_URL, db.SHELF_DB_CONNECT_TIMEOUT_SECONDS);
+    if (process.env.SHELF_SKIP_BUILD === "true") return;
+    const state = buildState(options.appDir);
+    const name = options.label.replace(/^the /, "The ");
+    if (state.current) {
+      console.log(`${name}'s build is up to date.`);
+      return;
+    }
+    console.log(`Building ${options.label}: ${state.reason}...`);
+    const build = spawnSync(path.join(options.appDir, "../../node_modules/.bin/next"), ["build"], {
+      cwd: options.appDir,
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    });
+    if (build.status !== 0) throw new SetupError(`${name} did not build (see above).`);
+  } catch (error) {
+    failStart(error);
+  }
+}
+
+/** Ends a start that cannot go on: a setup mistake in one line, anything else with its stack. */
+export function failStart(error: unknown): never {
+  console.error(error instanceof SetupError ? `error: ${error.message}` : error);
+  process.exit(1);
+}

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { type Browser, chromium } from "playwright-core";
+
+export type RunningServer = {
+  url: string;
+  output: () => string;
+  /** Sends a signal to the server's process group; resolves with the exit code. */
+  signal: (signal: NodeJS.Signals) => Promise<number | null>;
+  stop: () => Promise<void>;
+};
+
+/**
+ * Starts an app's production server (its server.ts, as `npm start` runs it) in its own process group on a free port
+ * (`portSetting=0`), with a data folder of its own (never the repository's .data), and resolves once it prints
+ * "<title> is running at <url>".
+ */
+export async function startAppServer(options: {
+  /** The app's folder (apps/web, apps/design). */
+  appDir: string;
+  /** The setting naming its port (`PORT`, `DESIGN_PORT`). */
+  portSetting: string;
+  env: Record<string, string | undefined>;
+}): Promise<RunningServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `shelf-${path.basename(options.appDir)}-`));
+  const tsx = path.join(options.appDir, "../../node_modules/.bin/tsx");
+  const child: ChildProcess = spawn(tsx, ["server.ts"], {
+    cwd: options.appDir,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      [options.portSetting]: "0",
+      HOST: "127.0.0.1",
+      SHELF_DATA_DIR: dataDir,
+      ...options.env,
+    },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout?.on("data", (chunk) => {
+    log += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    log += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 60_000);
+    const check = () => {
+      const match = /running at (http:\/\/localhost:\d+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolve((match[1] as string).replace("localhost", "127.0.0.1"));
+      }
+    };
+    child.stdout?.on("data", check);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${log}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    url,
+    output: () => log,
+    signal: (signal) => {
+      process.kill(-(child.pid as number), signal);
+      return exited;
+    },
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        process.kill(-(child.pid as number), "SIGTERM");
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Debian's Chromium, headless, as this machine lets it run: no sandbox (root), and none of the background
+ * connections its closed network would refuse.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
