@@ -151,6 +151,13 @@ describe("the root npm start", () => {
       try {
         const sql = postgres(`postgres://postgres:postgres@127.0.0.1:${databasePort}/shelf`, { max: 1 });
         expect(await sql`select 1 from accounts where email = 'demo@shelf.test'`).toHaveLength(1);
+        // The design app loaded the demo gallery through the replay: its run, and the screens of both apps.
+        expect(await sql`select status from collect_runs where opener_name = 'demo-collector'`).toEqual([
+          { status: "replayed" },
+        ]);
+        const apps = await sql`select distinct a.slug from gallery_screens s join gallery_apps a on a.id = s.app_id
+          where s.status = 'current' order by a.slug`;
+        expect(apps.map((row) => row.slug)).toEqual(["accounts", "design"]);
         await sql.end();
         const { token } = await designTokens.createDesignToken(pool.db, { name: "root", roles: ["read"] }, "shelf");
         const document = await fetch(`http://127.0.0.1:${design}/api/agent/docs/nothing-yet`, {
