@@ -26,6 +26,7 @@ export {
 } from "./delivery";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export { GALLERY_LOCK } from "./design-gallery/replay";
 export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
-import { designCollect } from "@shelf/api";
+import { designCollect, GALLERY_LOCK } from "@shelf/api";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { desc, eq } from "drizzle-orm";
@@ -324,6 +324,42 @@ describe("a saved run uploaded with the loader to the real design host", () => {
     // Submitting is not repeated (a second submit is 409): the run is read instead.
     expect(host.answers().slice(-2)).toEqual([`/runs/${id}/submit 200 lost`, `/runs/${id} 200`]);
     expect(log.join("\n")).toContain(`the submit's answer was lost; run ${id} was submitted all the same: replayed`);
+  });
+
+  it("follows a replay that outlasts the submit (answered replaying) until it ends, and takes its outcome", async () => {
+    // Another replay holds the gallery's lock (as another design instance's would): this run's replay waits for it
+    // longer than the submit waits, so the submit answers the run `replaying`. The lock is let go at the first wait.
+    const holder = await testDb.sql.reserve();
+    await holder`select pg_advisory_lock(${GALLERY_LOCK})`;
+    let held = true;
+    const release = async () => {
+      if (!held) return;
+      held = false;
+      await holder`select pg_advisory_unlock(${GALLERY_LOCK})`;
+    };
+    try {
+      const log: string[] = [];
+      const submitted = await uploadRunFolder(dir, {
+        designUrl: host.url,
+        token: host.token,
+        log: (line) => log.push(line),
+        sleep: async (ms) => {
+          await release();
+          await new Promise((resolve) => setTimeout(resolve, ms));
+        },
+      });
+      const { id } = await newestRun();
+      expect(log.join("\n")).toContain(`submitted run ${id}; its replay goes on, waiting for it`);
+      expect(submitted).toMatchObject({ id, status: "replayed", counts: { captures: 2 } });
+      expect(submitted.replay).toEqual((await newestRun()).replay);
+      const answers = host.answers();
+      const reads = answers.slice(answers.indexOf(`/runs/${id}/submit 200`) + 1);
+      expect(reads.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(reads)).toEqual(new Set([`/runs/${id} 200`]));
+    } finally {
+      await release();
+      holder.release();
+    }
   });
 
   it("fails the run with the error when the host refuses a capture midway (422 naming the field)", async () => {

@@ -117,17 +117,18 @@ export function uploadSink(options: UploadOptions): UploadSink {
   };
 
   /**
-   * The run as the host has it after a submit whose answer never came (the connection failed, or a retry found the
-   * run closed): a submit that reached the host froze the run and replayed it before answering, so the run says how
-   * it went. Null when the submit never arrived (the run is still open) or the run was ended otherwise.
+   * The submitted run once its replay ended, read with `GET .../runs/{run}` a second apart: the submit answers a run
+   * still `replaying` when its replay takes more than a few seconds, and a submit whose answer never came (the
+   * connection failed, or a retry found the run closed) may have reached the host all the same. Null when the run was
+   * never submitted (the submit did not arrive, or the run was ended otherwise).
    */
-  async function submittedAfterAll(): Promise<RunRecord | null> {
+  async function replayedRun(): Promise<RunRecord | null> {
     for (let read = 1; read <= REPLAY_READS; read += 1) {
       const answer = await call("read the run", runPath(""), null, { idempotent: true });
       const run = runOf(answer.body);
       if (answer.status !== 200 || !run) throw new CollectHttpError(answer.status, answer.body, "read the run");
       if (!run.submitted_at) return null;
-      if (run.status !== "submitted" && run.status !== "replaying") return run;
+      if (!replayUnderWay(run)) return run;
       await sleep(1000);
     }
     throw new Error(`run ${runId} was submitted, but its replay did not end within ${REPLAY_READS} s`);
@@ -219,11 +220,12 @@ export function uploadSink(options: UploadOptions): UploadSink {
       }
       const run = answer ? runOf(answer.body) : null;
       if (answer?.status === 200 && run) {
-        submitted = run;
+        if (replayUnderWay(run)) options.log(`submitted run ${runId}; its replay goes on, waiting for it`);
+        submitted = replayUnderWay(run) ? ((await replayedRun()) ?? run) : run;
         return;
       }
       if (answer === null || errorCode(answer.body) === "run_not_open") {
-        const after = await submittedAfterAll();
+        const after = await replayedRun();
         if (after) {
           options.log(`the submit's answer was lost; run ${runId} was submitted all the same: ${after.status}`);
           submitted = after;
@@ -254,6 +256,9 @@ function networkFailure(error: unknown): string {
   const { message, cause } = error as Error & { cause?: { message?: unknown } };
   return typeof cause?.message === "string" && cause.message !== "" ? `${message} (${cause.message})` : message;
 }
+
+/** A submitted run whose replay has not ended yet. */
+const replayUnderWay = (run: RunRecord) => run.status === "submitted" || run.status === "replaying";
 
 function parseJson(text: string): unknown {
   if (text === "") return null;
