@@ -65,8 +65,11 @@ export type RouteExample = {
   target?: "account" | "product" | "public" | "signed";
 };
 
-/** What a design route's example is built for: a design token holding every role, on a test database of its own. */
-export type DesignExampleContext = { db: Database; agent: { tokenId: number; name: string } };
+/**
+ * What a design route's example is built for: a design token holding every role, on a test database of its own, and
+ * the delivery (artifact store) the edge under test serves files from.
+ */
+export type DesignExampleContext = { db: Database; agent: { tokenId: number; name: string }; delivery: Delivery };
 
 export type DesignRouteExample = {
   /** Creates what the request names (a document, a run) and returns the request; a multipart body is a FormData. */
