@@ -119,9 +119,11 @@ export type Meta = OpenApiMeta & {
   idempotent?: boolean;
   /**
    * A limit of the route's own per client address, besides the API's: `name` keeps its counts apart (in Redis too,
-   * so every instance shares them), `perMinute` is how many requests a minute one address may make.
+   * so every instance shares them), `perMinute` is how many requests a minute one address may make. `instead`: the
+   * route's requests count against this limit only, not the API's (a page loads dozens of the gallery's images at
+   * once, which would use up a minute of the API's limit).
    */
-  addressLimit?: { name: string; perMinute: number };
+  addressLimit?: { name: string; perMinute: number; instead?: boolean };
   /**
    * The route also takes `multipart/form-data`: text fields as the JSON body's fields (typed as the input says), and
    * these file fields, each up to `maxBytes`, as UploadedFile values.

@@ -28,6 +28,8 @@ export type ScreenSpec = {
   sheet: number | null;
   /** Seconds after the epoch of the run: the captures' times (ties happen on purpose). */
   at: number;
+  /** A flow the collector declared the page a step of. */
+  flow?: { name: string; step: number };
 };
 
 /** A small deterministic generator (mulberry32): the same seed draws the same gallery. */
@@ -211,6 +213,7 @@ export async function seedRun(
           components: screen.components,
           elements: screen.elements,
           ...(state.mode ? { mode: state.mode } : {}),
+          ...(screen.flow ? { flow: screen.flow.name, flow_step: screen.flow.step } : {}),
         },
         imageSha256: image.sha256,
         imageType: "png",

@@ -30,6 +30,9 @@ const IMAGE_CACHE = "public, max-age=31536000, immutable";
 
 const OPEN = "No credentials (scheme `design_gallery`): limited per client address like every request here.";
 
+/** Images a client address may load a minute: a page of thumbnails is dozens at once (the API's own limit: 60). */
+export const GALLERY_IMAGES_PER_MINUTE = 1200;
+
 const cacheable = (ctx: { res: { headers: Record<string, string> } }) => {
   ctx.res.headers["cache-control"] = ANSWER_CACHE;
 };
@@ -86,8 +89,9 @@ export const designGalleryRouter = router({
         contentTypes: ["image/png", "image/jpeg", "image/webp"],
         tags,
         summary: "A variant's image",
-        description: `The captured image's bytes from the artifact store, immutable under this address (cached for a year): a strong ETag (its sha256), Last-Modified, Range and If-None-Match. ${OPEN}`,
+        description: `The captured image's bytes from the artifact store, immutable under this address (cached for a year): a strong ETag (its sha256), Last-Modified, Range and If-None-Match. No credentials; images have a limit of their own, ${GALLERY_IMAGES_PER_MINUTE} a minute per client address, instead of the API's (a page of thumbnails loads dozens at once).`,
       },
+      addressLimit: { name: "gallery-images", perMinute: GALLERY_IMAGES_PER_MINUTE, instead: true },
       designExample: {
         build: async ({ db, delivery }) => {
           const { screenId, variantId } = await exampleScreen(db, delivery.store);
