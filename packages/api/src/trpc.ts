@@ -65,8 +65,11 @@ export type RouteExample = {
   target?: "account" | "product" | "public" | "signed";
 };
 
-/** What a design route's example is built for: a design token holding every role, on a test database of its own. */
-export type DesignExampleContext = { db: Database; agent: { tokenId: number; name: string } };
+/**
+ * What a design route's example is built for: a design token holding every role, on a test database of its own, and
+ * the delivery (artifact store) the edge under test serves files from.
+ */
+export type DesignExampleContext = { db: Database; agent: { tokenId: number; name: string }; delivery: Delivery };
 
 export type DesignRouteExample = {
   /** Creates what the request names (a document, a run) and returns the request; a multipart body is a FormData. */
@@ -116,9 +119,11 @@ export type Meta = OpenApiMeta & {
   idempotent?: boolean;
   /**
    * A limit of the route's own per client address, besides the API's: `name` keeps its counts apart (in Redis too,
-   * so every instance shares them), `perMinute` is how many requests a minute one address may make.
+   * so every instance shares them), `perMinute` is how many requests a minute one address may make. `instead`: the
+   * route's requests count against this limit only, not the API's (a page loads dozens of the gallery's images at
+   * once, which would use up a minute of the API's limit).
    */
-  addressLimit?: { name: string; perMinute: number };
+  addressLimit?: { name: string; perMinute: number; instead?: boolean };
   /**
    * The route also takes `multipart/form-data`: text fields as the JSON body's fields (typed as the input says), and
    * these file fields, each up to `maxBytes`, as UploadedFile values.

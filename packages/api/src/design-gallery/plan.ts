@@ -12,6 +12,7 @@ import {
 import type { ReplaySummary } from "@shelf/db/schema";
 import { CaptureMeta } from "../routers/design-collect/capture-meta";
 import { appOf, originOf, pageOf } from "./pages";
+import { searchColumns, searchWords } from "./search";
 import type { StyleFacts } from "./styles";
 
 /*
@@ -34,6 +35,8 @@ import type { StyleFacts } from "./styles";
  *   run first reached them). A run's flow replaces the current flow of the same app, kind and slug. A current
  *   declared flow the run did not declare is removed when the run declared flows in that app; any current flow of
  *   which no page has a current screen left is removed.
+ * - Search: a screen's words (app, page, titles, the visible text of its variants' HTML, meta terms) and their
+ *   pieces, as search.ts makes them; the visible text is read from the store by the replay (`texts`).
  * - Summary: a replaced screen or flow counts as changed only when what a visitor sees differs (content_sha256);
  *   an app is added when it is new and changed when any of its screens or flows was added, changed or removed. Apps
  *   are never removed: a run that covers an app has a screen of it.
@@ -78,6 +81,7 @@ export type PlannedScreen = {
   capturedAt: Date;
   contentSha256: string;
   searchText: string;
+  searchGrams: string[];
   variants: VariantFields[];
   terms: TermUse[];
   /** The current screen it replaces. */
@@ -263,6 +267,9 @@ export function styleTerms(facts: StyleFacts | undefined): TermUse[] {
 const sortTerms = (terms: TermUse[]) =>
   terms.sort((a, b) => compareText(a.kind, b.kind) || compareText(a.slug, b.slug));
 
+/** The visible text of each capture's HTML, by capture id (none for a capture without HTML). */
+export type VisibleTexts = ReadonlyMap<number, string>;
+
 function screenOf(
   appSlug: string,
   page: string,
@@ -270,6 +277,7 @@ function screenOf(
   metas: CaptureMeta[],
   style: TermUse[],
   replaces: number | null,
+  texts: VisibleTexts,
 ): PlannedScreen {
   variants.sort((a, b) => compareKeys(variantKey(a), variantKey(b)));
   const terms = sortTerms([...metaTerms(metas), ...style]);
@@ -279,9 +287,13 @@ function screenOf(
     null,
   );
   const title = variants.find((variant) => variant.title)?.title ?? null;
-  const words = new Set<string>([appSlug.toLowerCase(), page.toLowerCase()]);
-  for (const variant of variants) if (variant.title) words.add(variant.title.toLowerCase());
-  for (const term of terms) if (term.kind !== "font" && term.kind !== "color") words.add(term.label.toLowerCase());
+  const words = [...searchWords(appSlug), ...searchWords(page)];
+  for (const variant of variants) {
+    if (variant.title) words.push(...searchWords(variant.title));
+    words.push(...searchWords(texts.get(variant.captureId) ?? ""));
+  }
+  for (const term of terms) if (term.kind !== "font" && term.kind !== "color") words.push(...searchWords(term.label));
+  const { searchText, searchGrams } = searchColumns(words);
   return {
     appSlug,
     page,
@@ -294,7 +306,8 @@ function screenOf(
       variants: variants.map((variant) => [keyText(variantKey(variant)), variant.imageSha256, variant.title]),
       terms: terms.map((term) => termKey(term.kind, term.slug)),
     }),
-    searchText: [...words].sort(compareText).join(" "),
+    searchText,
+    searchGrams,
     variants,
     terms,
     replaces,
@@ -308,9 +321,11 @@ export type PlanInput = {
   current: { screens: CurrentScreen[]; flows: CurrentFlow[]; appSlugs: Set<string> };
   /** Fonts and colors of each page's chosen captures' CSS (by pageKey), and of each app's. */
   styles: { pages: Map<string, StyleFacts>; apps: Map<string, StyleFacts> };
+  /** The visible text of the HTML of every capture a screen may show: the run's own and the carried ones. */
+  texts: VisibleTexts;
 };
 
-export function planReplay({ visits, current, styles }: PlanInput): Plan {
+export function planReplay({ visits, current, styles, texts }: PlanInput): Plan {
   const pages = chooseVariants(visits);
   const covered = new Set<string>();
   const tried = new Set<string>();
@@ -345,6 +360,7 @@ export function planReplay({ visits, current, styles }: PlanInput): Plan {
       [...chosen.map((visit) => visit.meta), ...kept.map((variant) => readMeta(variant.meta))],
       styleTerms(styles.pages.get(id)),
       old?.id ?? null,
+      texts,
     );
     screens.push(screen);
     if (!old) added++;
@@ -371,6 +387,7 @@ export function planReplay({ visits, current, styles }: PlanInput): Plan {
       kept.map((variant) => readMeta(variant.meta)),
       old.styleTerms.map((term) => ({ ...term })),
       old.id,
+      texts,
     );
     screens.push(screen);
     if (old.contentSha256 !== screen.contentSha256) changed++;

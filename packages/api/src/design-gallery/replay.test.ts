@@ -44,6 +44,8 @@ type CaptureSpec = {
   assets?: string[];
   /** The image's bytes (as text): equal images give equal content. */
   image?: string;
+  /** The captured HTML; by default the URL in a <main>. */
+  html?: string;
 };
 
 /** A database of this test's own, with collect rows written straight into it and bytes into the real store. */
@@ -85,7 +87,7 @@ async function gallery() {
         [Buffer.from(spec.image ?? `${spec.url} ${viewport} ${lang} ${auth} ${runId}`)],
         "image/png",
       );
-      const html = await store.put([Buffer.from(`<main>${spec.url}</main>`)], "text/html");
+      const html = await store.put([Buffer.from(spec.html ?? `<main>${spec.url}</main>`)], "text/html");
       const [row] = await db
         .insert(schema.collectCaptures)
         .values({
@@ -316,7 +318,12 @@ describe("replaying a collect run", () => {
     });
     // The same state captured twice: the later capture is the variant.
     expect((await g.variants(library.id)).map((variant) => variant.captureId)).toEqual([laterLibrary]);
-    expect(library.searchText).toBe("/library accounts data-table empty-state library (again) librarygrid list");
+    // Words of the app, page, titles, meta terms and the visible text of the HTML (here the URL), each once.
+    expect(library.searchText).toBe(
+      "account accounts again data empty https library librarygrid list shelf state table test",
+    );
+    expect(library.searchGrams).toEqual(expect.arrayContaining(["a", "ac", "gr", "ib", "y"]));
+    expect(library.searchGrams).not.toContain("z");
 
     expect(await g.terms(signIn.id)).toMatchObject({
       "page_type:sign-in": 3,
@@ -476,6 +483,54 @@ async function secondRunScenario(g: Gallery) {
 }
 
 describe("a newer run", () => {
+  it("searches the visible text of the captured HTML, Korean included, and keeps a carried variant's", async () => {
+    const g = await gallery();
+    const first = await g.run();
+    const meta = { app: "accounts", page: "/checkout", title: "Checkout" };
+    await g.capture(first, {
+      url: "https://accounts.shelf.test/checkout",
+      lang: "ko",
+      meta: { ...meta, title: "결제" },
+      html: `<html><head><title>머리말</title><style>.x{}</style></head><body><h1>간편<b>결제</b>하기</h1>
+        <p hidden>숨은글</p><span aria-hidden="true">장식</span><input placeholder="카드 번호"><script>스크립트</script>
+        <template>틀</template><p>Ｆｕｌｌ width ＡＢＣ</p></body></html>`,
+    });
+    await replayRun(g.db, first, { store });
+    const [screen] = await g.screens();
+    const words = screen?.searchText.split(" ") ?? [];
+    expect(words).toEqual(expect.arrayContaining(["간편결제하기", "카드", "번호", "full", "width", "abc", "결제"]));
+    for (const unseen of ["머리말", "숨은글", "장식", "스크립트", "틀", "x"]) expect(words).not.toContain(unseen);
+    expect(screen?.searchGrams).toEqual(expect.arrayContaining(["결", "결제", "편결", "번호"]));
+
+    // A newer run that captures only the English variant carries the Korean one, and its words.
+    const second = await g.run();
+    await g.capture(second, {
+      url: "https://accounts.shelf.test/checkout",
+      meta,
+      html: "<main><h1>Pay with one tap</h1></main>",
+    });
+    await replayRun(g.db, second, { store });
+    const current = (await g.screens()).find((row) => row.status === "current");
+    expect(current?.runId).toBe(second);
+    expect(current?.searchText.split(" ")).toEqual(expect.arrayContaining(["간편결제하기", "tap", "checkout"]));
+  });
+
+  it("replays a capture whose HTML is missing from the store, leaving only its page's text unsearched", async () => {
+    const g = await gallery();
+    const run = await g.run();
+    const id = await g.capture(run, {
+      url: "https://accounts.shelf.test/orders",
+      meta: { app: "accounts", title: "Orders" },
+      html: "<main>vanished words</main>",
+    });
+    const [capture] = await g.db.select().from(schema.collectCaptures).where(eq(schema.collectCaptures.id, id));
+    await store.remove(capture?.htmlKey as string);
+    await replayRun(g.db, run, { store });
+    const [screen] = await g.screens();
+    expect(screen?.searchText).toBe("accounts orders");
+    expect((await g.runRow(run))?.status).toBe("replayed");
+  });
+
   it("replaces the older run's screens of the pages it covered, keeping the older ones as history", async () => {
     const g = await gallery();
     const { first, second, firstSummary } = await secondRunScenario(g);

@@ -17,6 +17,7 @@ import {
   type TermUse,
   type Visit,
 } from "./plan";
+import { visibleText } from "./search";
 import { analyseStyles, type ParsedSheet, parseSheet, type StyleFacts } from "./styles";
 
 /*
@@ -98,6 +99,9 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
       .orderBy(asc(schema.collectCaptures.id));
     const visits = captures.map(readVisit);
     const styles = await readStyles(db, store, runId, visits);
+    const texts = new Map<number, string>();
+    const chosen = [...chooseVariants(visits).values()].flatMap((page) => page.chosen.map((visit) => visit.capture));
+    await readTexts(store, chosen, texts, log);
 
     const plan = await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${GALLERY_LOCK})`);
@@ -105,7 +109,14 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
       const kept = await undo(tx, runId);
       const appSlugs = [...new Set(visits.filter((visit) => visit.capture.outcome === "ok").map((visit) => visit.app))];
       const current = await readCurrent(tx, appSlugs);
-      const plan = planReplay({ runId, visits, current, styles });
+      const carried = current.screens.flatMap((screen) => screen.variants);
+      await readTexts(
+        store,
+        carried.map((variant) => ({ id: variant.captureId, htmlKey: variant.htmlKey ?? null })),
+        texts,
+        log,
+      );
+      const plan = planReplay({ runId, visits, current, styles, texts });
       await write(tx, runId, plan, kept, current.appIds);
       await tx
         .update(collectRuns)
@@ -197,6 +208,30 @@ async function readText(store: ArtifactStore, key: string, url: string): Promise
       });
     }
     throw error;
+  }
+}
+
+/**
+ * The visible text of each capture's HTML not read yet, into `texts` by capture id. HTML missing from the store only
+ * leaves its words out of the search (it is logged): unlike CSS, which decides the screen's fonts and colors, it
+ * changes nothing a visitor sees.
+ */
+async function readTexts(
+  store: ArtifactStore,
+  captures: readonly { id: number; htmlKey: string | null }[],
+  texts: Map<number, string>,
+  log: Logger | undefined,
+) {
+  for (const { id, htmlKey } of captures) {
+    if (htmlKey === null || texts.has(id)) continue;
+    try {
+      texts.set(id, visibleText(await readText(store, htmlKey, htmlKey)));
+    } catch (error) {
+      const missing = error instanceof ReplayInputError && error.cause instanceof MissingObjectError;
+      if (!missing) throw error;
+      log?.warn({ captureId: id, key: htmlKey }, "a capture's HTML is missing from the store: not searched");
+      texts.set(id, "");
+    }
   }
 }
 
@@ -452,6 +487,7 @@ async function write(tx: Executor, runId: number, plan: Plan, kept: Kept, existi
           capturedAt: screen.capturedAt,
           contentSha256: screen.contentSha256,
           searchText: screen.searchText,
+          searchGrams: screen.searchGrams,
         })),
       )
       .returning({ id: s.id, appId: s.appId, page: s.page }),

@@ -198,21 +198,21 @@ export function createEdge(options: EdgeOptions): Edge {
       resolveCredential(options.db, request.header("authorization"), credentials),
       dbDeadlineMs,
     );
-    const limitKey =
-      credential.status === "valid" ? credentialKey(credential.caller) : `ip:${clientAddress(request, options)}`;
-    const decision = await options.rateLimiter.consume(limitKey);
-    const limitHeaders: Record<string, string> = {
-      "x-ratelimit-limit": String(decision.limit),
-      "x-ratelimit-remaining": String(decision.remaining),
-    };
-    if (!decision.allowed) {
-      return errorResult("rate_limited", undefined, {
-        ...limitHeaders,
-        "retry-after": String(decision.retryAfterSeconds),
-      });
-    }
-
     const own = matched?.route.meta.addressLimit;
+    const limitHeaders: Record<string, string> = {};
+    if (!own?.instead) {
+      const limitKey =
+        credential.status === "valid" ? credentialKey(credential.caller) : `ip:${clientAddress(request, options)}`;
+      const decision = await options.rateLimiter.consume(limitKey);
+      limitHeaders["x-ratelimit-limit"] = String(decision.limit);
+      limitHeaders["x-ratelimit-remaining"] = String(decision.remaining);
+      if (!decision.allowed) {
+        return errorResult("rate_limited", undefined, {
+          ...limitHeaders,
+          "retry-after": String(decision.retryAfterSeconds),
+        });
+      }
+    }
     if (own) {
       const limited = await (routeLimiters.get(own.name) as RateLimiter).consume(
         `ip:${clientAddress(request, options)}`,

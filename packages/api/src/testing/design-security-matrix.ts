@@ -31,13 +31,15 @@ export function describeDesignSecurityMatrix(
   options: { router: AnyRouter; edge: (testDb: TestDatabase, delivery: Delivery) => Edge },
 ) {
   let testDb: TestDatabase;
+  let delivery: Delivery;
   let request: ReturnType<typeof createApiClient>;
   const tokens = new Map<string, Token>();
 
   const routes = collectRoutes(options.router);
   const withRole = routes.filter((route) => route.meta.ability !== "public");
   const publicRoutes = routes.filter((route) => route.meta.ability === "public");
-  const named = withRole.filter((route) => route.params.length > 0);
+  /** Routes naming something: with a role, and public ones (the gallery's screens and apps) alike. */
+  const named = routes.filter((route) => route.params.length > 0);
 
   async function token(name: string, roles: DesignRole[]): Promise<Token> {
     const created = await createDesignToken(testDb.db, { name, roles }, "shelf");
@@ -47,7 +49,8 @@ export function describeDesignSecurityMatrix(
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    request = createApiClient(testDb.db, { edge: options.edge(testDb, await createTestDelivery()) });
+    delivery = await createTestDelivery();
+    request = createApiClient(testDb.db, { edge: options.edge(testDb, delivery) });
     tokens.set("full", await token("matrix-agent", [...designRoles]));
     tokens.set("stranger", await token("another-agent", [...designRoles]));
     const revoked = await token("matrix-agent", [...designRoles]);
@@ -77,6 +80,7 @@ export function describeDesignSecurityMatrix(
     const example = await route.meta.designExample?.build?.({
       db: testDb.db,
       agent: { tokenId: full.tokenId, name: full.name },
+      delivery,
     });
     return example ?? {};
   }
@@ -167,11 +171,11 @@ export function describeDesignSecurityMatrix(
       }
     });
 
-    it("answers 404 for a target that does not exist, and for another agent's run", async () => {
+    it("answers 404 for a target that does not exist (public routes too), and for another agent's run", async () => {
       for (const route of named) {
         if (route.meta.designExample?.target === "created") continue;
         const example = await build(route);
-        const full = (tokens.get("full") as Token).token;
+        const full = route.meta.ability === "public" ? null : (tokens.get("full") as Token).token;
         const missing = await send(route, full, example, missingParams(route));
         expect({ status: missing.status, body: missing.text.slice(0, 200) }, label(route)).toMatchObject({
           status: 404,

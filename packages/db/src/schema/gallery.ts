@@ -35,12 +35,15 @@ import { collectCaptures, collectRuns } from "./collect";
  *
  * How the gallery API's screen filters read it (every list starts from current screens):
  * - platform: gallery_apps.platform; app: gallery_screens.app_id (gallery_screens_current_page_key).
- * - kind: gallery_screens.page_type (gallery_screens_current_kind). q: search_text LIKE the lowercased words.
+ * - kind: gallery_screens.page_type (gallery_screens_current_kind).
+ * - q: search_grams holds every query word's pieces (gallery_screens_search, GIN), then strpos(search_text, word)
+ *   for each word (packages/api/src/design-gallery/search.ts says why pieces, not pg_trgm).
  * - viewport, lang, mode: EXISTS a gallery_screen_variants row of the screen with them (gallery_screen_variants_filter);
  *   the thumbnail is the first matching variant in viewport, language, signed-in, mode order.
  * - patterns, components (and elements, fonts, colors): EXISTS a gallery_screen_terms row whose term has that kind and
  *   slug (gallery_terms_kind_slug_key, then gallery_screen_terms_term).
- * - sort newest: captured_at DESC, id DESC (gallery_screens_current_newest).
+ * - sort newest: captured_at DESC, id DESC (gallery_screens_current_newest); name: coalesce(title, page) in
+ *   code-point order (COLLATE "C"), then id (gallery_screens_current_name).
  * - taxonomy: terms with the count of current screens linking them (zero-count terms left out); an app's fonts and
  *   colors are gallery_app_terms. History of a page: its screens by (app_id, page) in run order
  *   (gallery_screens_history), or replaced_by_id from one to the next.
@@ -101,14 +104,23 @@ export const galleryScreens = pgTable(
     capturedAt: timestamp({ withTimezone: true }).notNull(),
     /** SHA-256 over what a visitor sees (variants' images, titles, terms): equal means the page did not change. */
     contentSha256: text().notNull(),
-    /** Lowercase text the `q` filter searches: app, page, titles, page type, patterns, elements, components. */
+    /**
+     * The words the `q` filter searches, normalized, sorted and space-separated: app, page, titles, the visible text
+     * of its variants' HTML, page type, patterns, elements, components.
+     */
     searchText: text().notNull(),
+    /** The one- and two-character pieces of those words, for the GIN index the `q` filter starts from. */
+    searchGrams: text().array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [
     uniqueIndex("gallery_screens_run_page_key").on(t.runId, t.appId, t.page),
     uniqueIndex("gallery_screens_current_page_key").on(t.appId, t.page).where(sql`${t.status} = 'current'`),
     index("gallery_screens_current_newest").on(t.capturedAt, t.id).where(sql`${t.status} = 'current'`),
     index("gallery_screens_current_kind").on(t.pageType, t.id).where(sql`${t.status} = 'current'`),
+    index("gallery_screens_current_name")
+      .on(sql`(coalesce(${t.title}, ${t.page}) COLLATE "C")`, t.id)
+      .where(sql`${t.status} = 'current'`),
+    index("gallery_screens_search").using("gin", t.searchGrams).where(sql`${t.status} = 'current'`),
     index("gallery_screens_history").on(t.appId, t.page, t.runId),
     index("gallery_screens_replaced_by").on(t.replacedById),
     check("gallery_screens_status", sql`${t.status} ${STATUS_CHECK}`),

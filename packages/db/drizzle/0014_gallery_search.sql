@@ -1,0 +1,3 @@
+ALTER TABLE "gallery_screens" ADD COLUMN "search_grams" text[] DEFAULT '{}'::text[] NOT NULL;--> statement-breakpoint
+CREATE INDEX "gallery_screens_current_name" ON "gallery_screens" USING btree ((coalesce("title", "page") COLLATE "C"),"id") WHERE "gallery_screens"."status" = 'current';--> statement-breakpoint
+CREATE INDEX "gallery_screens_search" ON "gallery_screens" USING gin ("search_grams") WHERE "gallery_screens"."status" = 'current';
