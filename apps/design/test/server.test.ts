@@ -30,16 +30,18 @@ const get = (path: string, headers: Record<string, string> = {}) =>
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe("the design agent API on /api", () => {
-  it("serves its OpenAPI 3.1 document at /api/openapi.json: the design routes, not the account API's", async () => {
+  it("serves its OpenAPI 3.1 document at /api/openapi.json: the design routes (agent API and gallery), not the account API's", async () => {
     const response = await get("/api/openapi.json");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("application/json");
     const document = await response.json();
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
-    expect(document.info.title).toBe("Shelf design host: agent API");
+    expect(document.info.title).toBe("Shelf design host: agent API and gallery");
     expect(document.paths["/api/agent/docs/{slug}"]?.get).toBeDefined();
     expect(document.paths["/api/library"]).toBeUndefined();
-    expect(Object.keys(document.paths).filter((path) => !/^\/(api\/agent|\.well-known)\//.test(path))).toEqual([]);
+    expect(Object.keys(document.paths).filter((path) => !/^\/(api\/agent|api\/v1|\.well-known)\//.test(path))).toEqual(
+      [],
+    );
     expect(document.servers).toEqual([{ url: server.url.replace("127.0.0.1", "localhost") }]);
   });
 
