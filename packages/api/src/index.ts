@@ -26,6 +26,8 @@ export {
 } from "./delivery";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export * as gallerySearch from "./design-gallery/search";
+export * as galleryMask from "./design-gallery/variant-mask";
 export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
@@ -51,6 +53,7 @@ export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in
 export * as policyAdmin from "./routers/client-config/admin-service";
 export * as designCollect from "./routers/design-collect/service";
 export * as designDocs from "./routers/design-docs/service";
+export * as designGallery from "./routers/design-gallery/service";
 export * as designTokens from "./routers/design-tokens/admin-service";
 export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";
