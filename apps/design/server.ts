@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDesignApiEdge } from "@shelf/api";
+import { createDesignApiEdge, scheduleReplayResume } from "@shelf/api";
 import { seedDemoGallery } from "@shelf/api/demo";
 import { failStart, startHost } from "@shelf/api/host";
 import next from "next";
@@ -43,8 +43,13 @@ async function main() {
         delivery: host.delivery,
         log: host.log,
       });
+      // A replay whose process stopped before it ended is taken up again by whichever instance looks first.
+      const replays = scheduleReplayResume(host.db, host.files.store, { intervalMs: 60_000, log: host.log });
       // Edges are asked in order: an edge for paths the agent API would also claim (its first segments) goes first.
-      return { edges: [createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS })] };
+      return {
+        edges: [createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS })],
+        close: () => replays.stop(),
+      };
     },
   });
 }

@@ -26,6 +26,7 @@ export {
 } from "./delivery";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export { GALLERY_LOCK } from "./design-gallery/replay";
 export * as gallerySearch from "./design-gallery/search";
 export * as galleryMask from "./design-gallery/variant-mask";
 export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
@@ -51,6 +52,7 @@ export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
 export * as policyAdmin from "./routers/client-config/admin-service";
+export { scheduleReplayResume } from "./routers/design-collect/resume";
 export * as designCollect from "./routers/design-collect/service";
 export * as designDocs from "./routers/design-docs/service";
 export * as designGallery from "./routers/design-gallery/service";

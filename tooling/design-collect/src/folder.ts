@@ -209,10 +209,15 @@ export async function sendRun(run: SavedRun, sink: RunSink, signal?: AbortSignal
  */
 export async function uploadRunFolder(
   dir: string,
-  options: { designUrl: string; token: string; log?: Log; signal?: AbortSignal },
+  options: { designUrl: string; token: string; log?: Log; signal?: AbortSignal; sleep?: (ms: number) => Promise<void> },
 ): Promise<RunRecord> {
   const run = await loadRunFolder(dir);
-  const sink = uploadSink({ designUrl: options.designUrl, token: options.token, log: options.log ?? (() => {}) });
+  const sink = uploadSink({
+    designUrl: options.designUrl,
+    token: options.token,
+    log: options.log ?? (() => {}),
+    sleep: options.sleep,
+  });
   await sendRun(run, sink, options.signal);
   return sink.submitted as RunRecord;
 }

@@ -6,6 +6,8 @@ const MAX_MESSAGE = 2000;
 /** How often a refused request (429, 503) is tried again, and the longest wait between two tries. */
 const MAX_TRIES = 20;
 const MAX_WAIT_MS = 120_000;
+/** How long a run whose replay is under way (its submit's answer lost) is watched, in reads a second apart. */
+const REPLAY_READS = 300;
 
 /** What the design host says of a run (the parts this client reads). */
 export type RunRecord = {
@@ -13,6 +15,8 @@ export type RunRecord = {
   status: string;
   error?: string | null;
   lease_expires_at?: string;
+  /** Set once the run was submitted (whatever its replay did after). */
+  submitted_at?: string | null;
   replay?: unknown;
   [field: string]: unknown;
 };
@@ -68,18 +72,19 @@ export function uploadSink(options: UploadOptions): UploadSink {
   let runId: number | null = null;
   let submitted: RunRecord | null = null;
 
+  /** A POST with `body`, or a GET without one. */
   async function call(
     what: string,
     path: string,
-    body: FormData | Record<string, unknown>,
+    body: FormData | Record<string, unknown> | null,
     { idempotent }: { idempotent: boolean },
   ): Promise<{ status: number; body: unknown }> {
-    const json = !(body instanceof FormData);
+    const json = body !== null && !(body instanceof FormData);
     for (let attempt = 1; ; attempt += 1) {
       let response: Response;
       try {
         response = await fetch(`${base}${path}`, {
-          method: "POST",
+          method: body === null ? "GET" : "POST",
           headers: {
             authorization: `Bearer ${options.token}`,
             accept: "application/json",
@@ -88,8 +93,8 @@ export function uploadSink(options: UploadOptions): UploadSink {
           body: json ? JSON.stringify(body) : body,
         });
       } catch (error) {
-        if (!idempotent || attempt >= 3) throw new Error(`${what}: ${(error as Error).message}`);
-        options.log(`${what}: ${(error as Error).message}; trying again`);
+        if (!idempotent || attempt >= 3) throw new Error(`${what}: ${networkFailure(error)}`);
+        options.log(`${what}: ${networkFailure(error)}; trying again`);
         await sleep(1000 * attempt);
         continue;
       }
@@ -108,8 +113,26 @@ export function uploadSink(options: UploadOptions): UploadSink {
 
   const runPath = (suffix: string) => {
     if (runId === null) throw new Error("the run is not open");
-    return `/api/agent/collect/runs/${runId}/${suffix}`;
+    return `/api/agent/collect/runs/${runId}${suffix ? `/${suffix}` : ""}`;
   };
+
+  /**
+   * The submitted run once its replay ended, read with `GET .../runs/{run}` a second apart: the submit answers a run
+   * still `replaying` when its replay takes more than a few seconds, and a submit whose answer never came (the
+   * connection failed, or a retry found the run closed) may have reached the host all the same. Null when the run was
+   * never submitted (the submit did not arrive, or the run was ended otherwise).
+   */
+  async function replayedRun(): Promise<RunRecord | null> {
+    for (let read = 1; read <= REPLAY_READS; read += 1) {
+      const answer = await call("read the run", runPath(""), null, { idempotent: true });
+      const run = runOf(answer.body);
+      if (answer.status !== 200 || !run) throw new CollectHttpError(answer.status, answer.body, "read the run");
+      if (!run.submitted_at) return null;
+      if (!replayUnderWay(run)) return run;
+      await sleep(1000);
+    }
+    throw new Error(`run ${runId} was submitted, but its replay did not end within ${REPLAY_READS} s`);
+  }
 
   return {
     get runId() {
@@ -188,10 +211,28 @@ export function uploadSink(options: UploadOptions): UploadSink {
     },
 
     async submit(report: SubmitReport) {
-      const answer = await call("submit the run", runPath("submit"), report, { idempotent: false });
-      const run = runOf(answer.body);
-      if (answer.status !== 200 || !run) throw new CollectHttpError(answer.status, answer.body, "submit the run");
-      submitted = run;
+      let answer: { status: number; body: unknown } | null = null;
+      let failure: unknown = null;
+      try {
+        answer = await call("submit the run", runPath("submit"), report, { idempotent: false });
+      } catch (error) {
+        failure = error;
+      }
+      const run = answer ? runOf(answer.body) : null;
+      if (answer?.status === 200 && run) {
+        if (replayUnderWay(run)) options.log(`submitted run ${runId}; its replay goes on, waiting for it`);
+        submitted = replayUnderWay(run) ? ((await replayedRun()) ?? run) : run;
+        return;
+      }
+      if (answer === null || errorCode(answer.body) === "run_not_open") {
+        const after = await replayedRun();
+        if (after) {
+          options.log(`the submit's answer was lost; run ${runId} was submitted all the same: ${after.status}`);
+          submitted = after;
+          return;
+        }
+      }
+      throw answer ? new CollectHttpError(answer.status, answer.body, "submit the run") : failure;
     },
 
     async fail(error: string) {
@@ -209,6 +250,15 @@ export function uploadSink(options: UploadOptions): UploadSink {
     },
   };
 }
+
+/** fetch's own error says only "fetch failed": its cause says what happened to the connection. */
+function networkFailure(error: unknown): string {
+  const { message, cause } = error as Error & { cause?: { message?: unknown } };
+  return typeof cause?.message === "string" && cause.message !== "" ? `${message} (${cause.message})` : message;
+}
+
+/** A submitted run whose replay has not ended yet. */
+const replayUnderWay = (run: RunRecord) => run.status === "submitted" || run.status === "replaying";
 
 function parseJson(text: string): unknown {
   if (text === "") return null;

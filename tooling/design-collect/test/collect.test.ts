@@ -5,22 +5,26 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { CaptureMeta } from "@shelf/api/schemas";
+import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { type RunningServer, startServer } from "@shelf/web/test/server";
-import { parse as parseCss } from "css-tree";
+import { generate, parse as parseCss, walk } from "css-tree";
+import { and, eq, inArray } from "drizzle-orm";
 import { parse as parseHtml, serialize } from "parse5";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../src/cli";
 import { launchChromium } from "../src/collect";
-import { loadRunFolder, MANIFEST, type RunManifest } from "../src/folder";
+import { loadRunFolder, MANIFEST, type ManifestCapture, type RunManifest, uploadRunFolder } from "../src/folder";
 import { imageInfo } from "../src/image-info";
-import { type FakeHost, startFakeDesignHost } from "./fake-design-host";
+import { type DesignHost, startDesignHost } from "./design-host";
 
 /**
  * The reference collect agent end to end against the production build of the accounts app (apps/web, demo data) in
  * Chromium: a run saved to a folder, its captures (signed out and in, both viewports and languages) within every
- * limit of the contract, and a second run through the real command line uploading to a stand-in design host.
+ * limit of the contract; a second run through the real command line (a few pages, one language) uploading as it
+ * goes to the real design host (test/design-host.ts) on the same database, replayed into gallery rows; then the
+ * saved folder uploaded too, its screens replacing the second run's.
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -29,7 +33,7 @@ const DEMO_PASSWORD = "shelf-demo-password";
 
 let testDb: TestDatabase;
 let server: RunningServer;
-let host: FakeHost;
+let host: DesignHost;
 let browser: Browser;
 let workDir: string;
 let first: RunManifest;
@@ -44,7 +48,7 @@ beforeAll(async () => {
     SHELF_RATE_LIMIT_PER_MINUTE: "1000",
     SHELF_RATE_LIMIT_NAMESPACE: `design-collect-${Date.now()}`,
   });
-  host = await startFakeDesignHost();
+  host = await startDesignHost(testDb);
   workDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-design-collect-"));
   firstDir = path.join(workDir, "first");
   const out: string[] = [];
@@ -76,6 +80,84 @@ afterAll(async () => {
   await testDb?.drop();
   if (workDir) await fs.rm(workDir, { recursive: true, force: true });
 });
+
+/** A capture's page and state: what its key is made of. */
+const stateOf = (capture: ManifestCapture) =>
+  `${capture.meta.page}|${capture.viewport}|${capture.lang}|${capture.auth}|${capture.login_stage === true}`;
+
+const pagesOf = (captures: ManifestCapture[]) => [...new Set(captures.map((c) => c.meta.page as string))].sort();
+
+/** The states a page was captured in, as `viewport/lang/in|out`, each once, sorted. */
+const statesOf = (captures: ManifestCapture[]) =>
+  [...new Set(captures.map((c) => `${c.viewport}/${c.lang}/${c.auth ? "in" : "out"}`))].sort();
+
+async function galleryApp(slug: string) {
+  const [app] = await testDb.db.select().from(schema.galleryApps).where(eq(schema.galleryApps.slug, slug));
+  if (!app) throw new Error(`the gallery has no app ${slug}`);
+  return app;
+}
+
+const currentScreens = (appId: number) =>
+  testDb.db
+    .select()
+    .from(schema.galleryScreens)
+    .where(and(eq(schema.galleryScreens.appId, appId), eq(schema.galleryScreens.status, "current")));
+
+async function variantStates(screenId: number): Promise<string[]> {
+  const variants = await testDb.db
+    .select()
+    .from(schema.galleryScreenVariants)
+    .where(eq(schema.galleryScreenVariants.screenId, screenId));
+  return variants.map((v) => `${v.viewport}/${v.lang}/${v.auth ? "in" : "out"}`).sort();
+}
+
+/** An app's font and color terms (`gallery_app_terms`). */
+async function appTerms(appId: number) {
+  const rows = await testDb.db
+    .select({ kind: schema.galleryTerms.kind, slug: schema.galleryTerms.slug, generic: schema.galleryTerms.generic })
+    .from(schema.galleryAppTerms)
+    .innerJoin(schema.galleryTerms, eq(schema.galleryTerms.id, schema.galleryAppTerms.termId))
+    .where(eq(schema.galleryAppTerms.appId, appId));
+  return { font: rows.filter((r) => r.kind === "font"), color: rows.filter((r) => r.kind === "color") };
+}
+
+/**
+ * The font families of every `font-family` declaration (without var()) and the opaque hex colors (#rgb, #rrggbb)
+ * anywhere in the declarations, custom properties included, in lowercase: what the replay must have read.
+ */
+function declaredStyles(sheets: string[]): { fonts: string[]; colors: string[] } {
+  const fonts = new Set<string>();
+  const colors = new Set<string>();
+  for (const sheet of sheets) {
+    walk(parseCss(sheet, { parseCustomProperty: true }), {
+      visit: "Declaration",
+      enter(node) {
+        if (node.property === "font-family") {
+          const text = generate(node.value);
+          if (!text.includes("var(")) {
+            for (const family of text.split(",")) {
+              const name = family
+                .trim()
+                .replace(/^["']|["']$/g, "")
+                .toLowerCase()
+                .replace(/\s+/g, " ");
+              if (name && !["inherit", "initial", "unset", "revert", "revert-layer"].includes(name)) fonts.add(name);
+            }
+          }
+        }
+        walk(node.value, {
+          visit: "Hash",
+          enter(hash) {
+            const digits = hash.value.toLowerCase();
+            if (/^[0-9a-f]{3}$/.test(digits)) colors.add(`#${[...digits].map((d) => d + d).join("")}`);
+            else if (/^[0-9a-f]{6}$/.test(digits)) colors.add(`#${digits}`);
+          },
+        });
+      },
+    });
+  }
+  return { fonts: [...fonts].sort(), colors: [...colors].sort() };
+}
 
 describe("a run saved to a folder", () => {
   it("has captures signed out and signed in at both viewports and languages, the sign-in account found", () => {
@@ -234,50 +316,149 @@ describe("a run saved to a folder", () => {
 });
 
 describe("the command line", () => {
-  it("collects again with the same keys and uploads the run as it goes, then submits", async () => {
+  it("collects a few pages at both viewports in one language, uploads them as it goes to the design host, and submits", async () => {
     const secondDir = path.join(workDir, "second");
     const { stdout, stderr } = await promisify(execFile)(
       path.join(root, "node_modules/.bin/tsx"),
       [
         "tooling/design-collect/src/main.ts",
-        "--design-url",
-        host.url,
-        "--token",
-        host.token,
-        "--target",
-        server.url,
-        "--apps",
-        "accounts",
-        "--viewports",
-        "mobile",
-        "--langs",
-        "ko",
-        "--email",
-        DEMO_EMAIL,
-        "--password",
-        DEMO_PASSWORD,
-        "--out",
-        secondDir,
+        ...["--design-url", host.url, "--token", host.token, "--target", server.url, "--apps", "accounts"],
+        ...["--viewports", "desktop,mobile", "--langs", "en", "--max-pages", "3"],
+        ...["--email", DEMO_EMAIL, "--password", DEMO_PASSWORD, "--out", secondDir],
       ],
       { cwd: root, maxBuffer: 16 * 1024 * 1024 },
     );
-    expect(stdout).toMatch(/submitted run 1: replayed/);
+    const id = Number(/^submitted run (\d+): replayed \{/m.exec(stdout)?.[1]);
+    expect(id, `${stdout}\n${stderr}`).toBeGreaterThan(0);
     const second: RunManifest = JSON.parse(await fs.readFile(path.join(secondDir, MANIFEST), "utf8"));
-    const keysOf = (manifest: RunManifest) =>
-      manifest.captures
-        .filter((capture) => capture.viewport === "mobile" && capture.lang === "ko")
-        .map((capture) => `${capture.meta.page}|${capture.auth}|${capture.login_stage}|${capture.key}`)
-        .sort();
-    expect(keysOf(second), stderr).toEqual(keysOf(first));
+    expect(second.options).toEqual({ apps: ["accounts"], viewports: ["desktop", "mobile"], langs: ["en"] });
+    // The same page in the same state has the same key in every run.
+    const firstKeys = new Map(first.captures.map((capture) => [capture.key, stateOf(capture)]));
+    for (const capture of second.captures) expect(firstKeys.get(capture.key)).toBe(stateOf(capture));
+    const signedOut = pagesOf(second.captures.filter((capture) => !capture.auth));
+    expect(signedOut).toEqual(["/", "/sign-in", "/sign-up"]);
 
-    const uploaded = host.runs[0];
-    expect(uploaded?.status).toBe("submitted");
-    expect(uploaded?.body).toEqual({ apps: ["accounts"], viewports: ["mobile"], langs: ["ko"] });
-    expect([...(uploaded?.captures.keys() ?? [])].sort()).toEqual(second.captures.map((c) => c.key).sort());
-    expect([...(uploaded?.assets.keys() ?? [])].sort()).toEqual(second.assets.map((a) => a.sha256).sort());
-    expect(uploaded?.submit).toEqual({ accounts: [{ found: true, reason: null }], build_versions: null });
-    // Each asset once: no asset upload was answered 200 (already there).
-    expect(host.requests.filter((r) => r.path.endsWith("/assets") && r.status !== 201)).toEqual([]);
+    // What the host holds: the run as sent, each asset once.
+    const [row] = await testDb.db.select().from(schema.collectRuns).where(eq(schema.collectRuns.id, id));
+    expect(row).toMatchObject({
+      status: "replayed",
+      openerName: host.agent,
+      apps: ["accounts"],
+      viewports: ["desktop", "mobile"],
+      langs: ["en"],
+      accounts: [{ found: true, reason: null }],
+      buildVersions: second.submit?.build_versions ?? null,
+    });
+    const captures = await testDb.db.select().from(schema.collectCaptures).where(eq(schema.collectCaptures.runId, id));
+    expect(captures.map((capture) => capture.key).sort()).toEqual(second.captures.map((c) => c.key).sort());
+    const assets = await testDb.db.select().from(schema.collectAssets).where(eq(schema.collectAssets.runId, id));
+    expect(assets.map((asset) => asset.sha256).sort()).toEqual(second.assets.map((a) => a.sha256).sort());
+    const uploads = host.proxy.requests.filter((request) => request.path.startsWith(`/api/agent/collect/runs/${id}/`));
+    expect(uploads.filter((r) => r.path.endsWith("/assets")).every((r) => r.status === 201)).toBe(true);
+    expect(uploads.filter((r) => r.path.endsWith("/captures")).every((r) => r.status === 201)).toBe(true);
+
+    // The gallery: one current screen per page the run saw, a variant per viewport and signed-in state it was seen in.
+    const accounts = await galleryApp("accounts");
+    const screens = await currentScreens(accounts.id);
+    const ok = second.captures.filter((capture) => capture.outcome === "ok");
+    expect(screens.map((screen) => screen.page).sort()).toEqual(pagesOf(ok));
+    for (const screen of screens) {
+      expect(screen.runId).toBe(id);
+      expect(await variantStates(screen.id)).toEqual(statesOf(ok.filter((c) => c.meta.page === screen.page)));
+    }
+    expect(screens.find((screen) => screen.page === "/sign-in")?.pageType).toBe("sign-in");
+    const flows = await testDb.db.select().from(schema.galleryFlows).where(eq(schema.galleryFlows.runId, id));
+    expect(flows.map((flow) => `${flow.kind}:${flow.slug}`)).toEqual(
+      expect.arrayContaining(["walk:signed-out", "walk:signed-in", "declared:sign-in"]),
+    );
+
+    // Fonts and colors: every font family and every opaque hex color the uploaded stylesheets declare is a term,
+    // of the app and of its screens (read here with css-tree on its own, as a second reading of the same CSS).
+    const sheets = await Promise.all(
+      second.assets.filter((a) => a.type === "css").map((a) => fs.readFile(path.join(secondDir, a.file), "utf8")),
+    );
+    const declared = declaredStyles(sheets);
+    expect(declared.fonts).toEqual(expect.arrayContaining(["noto sans kr", "system-ui"]));
+    expect(declared.colors).toContain("#1f5fd6");
+    const terms = await appTerms(accounts.id);
+    expect(terms.font.map((term) => term.slug)).toEqual(expect.arrayContaining(declared.fonts));
+    expect(terms.color.map((term) => term.slug)).toEqual(expect.arrayContaining(declared.colors));
+    expect(terms.font.find((term) => term.slug === "system-ui")?.generic).toBe(true);
+    expect(terms.font.find((term) => term.slug === "noto sans kr")?.generic).toBe(false);
+    const signIn = screens.find((screen) => screen.page === "/sign-in");
+    const screenTerms = await testDb.db
+      .select({ kind: schema.galleryTerms.kind, slug: schema.galleryTerms.slug })
+      .from(schema.galleryScreenTerms)
+      .innerJoin(schema.galleryTerms, eq(schema.galleryTerms.id, schema.galleryScreenTerms.termId))
+      .where(eq(schema.galleryScreenTerms.screenId, signIn?.id as number));
+    expect(screenTerms).toEqual(
+      expect.arrayContaining([
+        { kind: "font", slug: "noto sans kr" },
+        { kind: "color", slug: "#1f5fd6" },
+        { kind: "page_type", slug: "sign-in" },
+      ]),
+    );
+
+    // The run's status, as the host answers it, says what the replay added: all of it, to an empty gallery.
+    const answered = await host.run(id);
+    expect(answered).toMatchObject({
+      status: "replayed",
+      counts: { captures: second.captures.length, assets: second.assets.length },
+      replay: {
+        added: { apps: 1, screens: screens.length, flows: flows.length },
+        changed: { apps: 0, screens: 0, flows: 0 },
+        removed: { apps: 0, screens: 0, flows: 0 },
+      },
+    });
+    expect(stdout).toContain(`submitted run ${id}: replayed ${JSON.stringify(answered.replay)}`);
+  });
+
+  it("uploads the saved run (both languages): its screens replace the older run's, a variant per language", async () => {
+    const accounts = await galleryApp("accounts");
+    const before = new Map((await currentScreens(accounts.id)).map((screen) => [screen.page, screen]));
+    const submitted = await uploadRunFolder(firstDir, { designUrl: host.url, token: host.token });
+    const id = submitted.id;
+    const ok = first.captures.filter((capture) => capture.outcome === "ok");
+    const pages = pagesOf(ok);
+    const screens = await currentScreens(accounts.id);
+    expect(screens.map((screen) => screen.page).sort()).toEqual(pages);
+    for (const screen of screens) {
+      expect(screen.runId).toBe(id);
+      const states = await variantStates(screen.id);
+      expect(states).toEqual(statesOf(ok.filter((c) => c.meta.page === screen.page)));
+      // Every state the walk covered, in both languages.
+      if (screen.page === "/account") {
+        expect(states).toEqual(["desktop/en/in", "desktop/ko/in", "mobile/en/in", "mobile/ko/in"]);
+      }
+    }
+    // The older run's screens are history: replaced by the newer screen of their page, still there by id.
+    const older = await testDb.db
+      .select()
+      .from(schema.galleryScreens)
+      .where(
+        inArray(
+          schema.galleryScreens.id,
+          [...before.values()].map((screen) => screen.id),
+        ),
+      );
+    expect(older).toHaveLength(before.size);
+    for (const screen of older) {
+      expect(screen).toMatchObject({
+        status: "replaced",
+        retiredByRunId: id,
+        replacedById: screens.find((current) => current.page === screen.page)?.id,
+      });
+    }
+    const added = pages.filter((page) => !before.has(page)).length;
+    expect(submitted).toMatchObject({
+      status: "replayed",
+      replay: {
+        added: { apps: 0, screens: added },
+        changed: { apps: 1, screens: before.size },
+        removed: { apps: 0, screens: 0 },
+      },
+    });
+    expect(await host.run(id)).toMatchObject({ replay: submitted.replay });
   });
 
   it("reports an account the sign-in page refuses, with the page's reason, and walks signed out only", async () => {

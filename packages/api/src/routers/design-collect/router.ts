@@ -230,7 +230,7 @@ export const designCollectRouter = router({
         path: "/api/agent/collect/runs/{run}/submit",
         tags,
         summary: "Submit a run: freeze it, free the lock, replay it into the gallery",
-        description: `Optional body: \`accounts\` (whether each test account was found, with a \`reason\` of at most ${COLLECT_LIMITS.reason} characters) and \`build_versions\` (each at most ${COLLECT_LIMITS.buildVersion} characters). The run is frozen (\`submitted\`), the collection lock freed, and the run replayed before the answer: it is the run after its replay, \`replayed\` with \`replay\` saying what was added, changed and removed, or \`failed\` with the replay's \`error\` (the gallery then unchanged). ${CLOSED} ${FAMILY}`,
+        description: `Optional body: \`accounts\` (whether each test account was found, with a \`reason\` of at most ${COLLECT_LIMITS.reason} characters) and \`build_versions\` (each at most ${COLLECT_LIMITS.buildVersion} characters). The run is frozen (\`submitted\`), the collection lock freed, and the run replayed: the answer is the run after its replay, \`replayed\` with \`replay\` saying what was added, changed and removed, or \`failed\` with the replay's \`error\` (the gallery then unchanged); a replay that takes longer than a few seconds goes on after the answer, which is then the run \`replaying\`: read its status until it is \`replayed\` or \`failed\`. ${CLOSED} ${FAMILY}`,
       },
       errors: ["run_not_open"],
       designExample: {

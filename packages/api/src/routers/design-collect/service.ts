@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Database, type Executor, schema } from "@shelf/db";
 import type { CaptureOutcome, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
-import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import { replayRun } from "../../design-gallery/replay";
 import { DomainError, ValidationError } from "../../errors";
 import { type Logger, safeError } from "../../log";
@@ -435,18 +435,22 @@ export async function failRun(
 /** What a replay that failed without saying why leaves on the run. */
 const REPLAY_FAILED = "the replay failed (the server logged why); the gallery is unchanged";
 
+/** How long submit waits for its replay before answering with the run still `replaying` (the replay goes on). */
+export const SUBMIT_WAIT_MS = 3000;
+
 /**
  * `POST .../runs/{run}/submit`: freezes the run (submitted: it takes no more uploads), which frees the collection
  * lock, records what the collector reports (accounts found, build versions), then replays it into the gallery. The
- * answer is the run after its replay: `replayed` with what it added, changed and removed, or `failed` with the
- * replay's error.
+ * answer is the run after its replay (`replayed` with what it added, changed and removed, or `failed` with the
+ * replay's error) when the replay ends within `waitMs`; else the run `replaying`, which its status then follows. A
+ * replay cut off by a stopped process is resumed by `resumeStaleReplays`.
  */
 export async function submitRun(
   db: Database,
   store: ArtifactStore,
   agent: CollectAgent,
   input: SubmitRunInput,
-  options: { log?: Logger } = {},
+  options: { log?: Logger; waitMs?: number } = {},
 ): Promise<CollectRunData> {
   const [frozen] = await db
     .update(collectRuns)
@@ -459,10 +463,24 @@ export async function submitRun(
     .where(and(visibleTo(agent, input.run), eq(collectRuns.status, "open")))
     .returning({ id: collectRuns.id });
   if (!frozen) await refuseClosed(db, agent, input.run);
+  const replay = settleReplay(db, store, input.run, options.log);
+  let waited: NodeJS.Timeout | undefined;
+  await Promise.race([
+    replay,
+    new Promise((resolve) => {
+      waited = setTimeout(resolve, options.waitMs ?? SUBMIT_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(waited);
+  return readRun(db, agent, input.run);
+}
+
+/** Replays a submitted run; a failure ends the run `failed` with its reason (never thrown: it may run unawaited). */
+async function settleReplay(db: Database, store: ArtifactStore, runId: number, log?: Logger): Promise<void> {
   try {
-    await replayRun(db, input.run, { store, log: options.log });
+    await replayRun(db, runId, { store, log });
   } catch (error) {
-    options.log?.error({ err: safeError(error), runId: input.run }, "collect run replay failed");
+    log?.error({ err: safeError(error), runId }, "collect run replay failed");
     const message = error instanceof DomainError || error instanceof ValidationError ? error.message : REPLAY_FAILED;
     // The replay may have recorded its own error already: that one is kept.
     await db
@@ -472,9 +490,36 @@ export async function submitRun(
         error: sql`coalesce(${collectRuns.error}, ${message})`,
         finishedAt: sql`coalesce(${collectRuns.finishedAt}, now())`,
       })
-      .where(and(eq(collectRuns.id, input.run), inArray(collectRuns.status, ["submitted", "replaying"])));
+      .where(and(eq(collectRuns.id, runId), inArray(collectRuns.status, ["submitted", "replaying"])))
+      .catch((marking: unknown) => log?.error({ err: safeError(marking), runId }, "could not mark the run failed"));
   }
-  return readRun(db, agent, input.run);
+}
+
+/**
+ * Replays, oldest first, the runs submitted more than `staleSeconds` ago whose replay never ended (the process that
+ * ran it stopped): a replay takes seconds, so such a run is orphaned. Replaying is safe to repeat (the run's rows are
+ * undone and written again under the gallery's lock), so two instances resuming the same run only repeat work.
+ */
+export async function resumeStaleReplays(
+  db: Database,
+  store: ArtifactStore,
+  options: { staleSeconds?: number; log?: Logger } = {},
+): Promise<number[]> {
+  const stale = await db
+    .select({ id: collectRuns.id })
+    .from(collectRuns)
+    .where(
+      and(
+        inArray(collectRuns.status, ["submitted", "replaying"]),
+        lte(collectRuns.submittedAt, sql`now() - make_interval(secs => ${options.staleSeconds ?? 600})`),
+      ),
+    )
+    .orderBy(asc(collectRuns.id));
+  for (const { id } of stale) {
+    options.log?.warn({ runId: id }, "resuming a collect run's replay that never ended");
+    await settleReplay(db, store, id, options.log);
+  }
+  return stale.map((run) => run.id);
 }
 
 /** Operators (`design-run:list`): the newest runs first, of every opener, with their counts. */
