@@ -27,6 +27,8 @@ export {
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
 export { GALLERY_LOCK } from "./design-gallery/replay";
+export * as gallerySearch from "./design-gallery/search";
+export * as galleryMask from "./design-gallery/variant-mask";
 export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
@@ -53,6 +55,7 @@ export * as policyAdmin from "./routers/client-config/admin-service";
 export { scheduleReplayResume } from "./routers/design-collect/resume";
 export * as designCollect from "./routers/design-collect/service";
 export * as designDocs from "./routers/design-docs/service";
+export * as designGallery from "./routers/design-gallery/service";
 export * as designTokens from "./routers/design-tokens/admin-service";
 export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";

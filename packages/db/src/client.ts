@@ -57,6 +57,9 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
       application_name: "shelf",
       statement_timeout: timeouts.statementMs,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+      // JIT compiles a statement whose estimated cost is high (the gallery's facets over 100,000 screens) for 0.5 s
+      // or more before it runs: never worth it for statements that run in milliseconds.
+      jit: "off",
     },
   });
   return {

@@ -14,6 +14,7 @@ import { CaptureMeta } from "../routers/design-collect/capture-meta";
 import { appOf, originOf, pageOf } from "./pages";
 import { searchColumns, searchWords } from "./search";
 import type { StyleFacts } from "./styles";
+import { variantMask } from "./variant-mask";
 
 /*
  * What a replay does to the gallery, decided without the database: the run's captures and the gallery's current rows
@@ -82,6 +83,8 @@ export type PlannedScreen = {
   contentSha256: string;
   searchText: string;
   searchGrams: string[];
+  /** The states of its variants, a bit each (variant-mask.ts). */
+  variantMask: number;
   variants: VariantFields[];
   terms: TermUse[];
   /** The current screen it replaces. */
@@ -308,6 +311,7 @@ function screenOf(
     }),
     searchText,
     searchGrams,
+    variantMask: variantMask(variants),
     variants,
     terms,
     replaces,

@@ -3,6 +3,7 @@ import { schema } from "@shelf/db";
 import type { ReplaySummary } from "@shelf/db/schema";
 import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Logger } from "../log";
+import { refreshGalleryCounts } from "../routers/design-gallery/service";
 import { type ArtifactStore, MissingObjectError } from "../storage/store";
 import {
   type CaptureRow,
@@ -25,8 +26,8 @@ import { analyseStyles, type ParsedSheet, parseSheet, type StyleFacts } from "./
  * says what each becomes; the schema in packages/db/src/schema/gallery.ts says how the gallery is read).
  *
  * replayRun sets the run `replaying`, reads the CSS its screens' captures named from the artifact store (before any
- * transaction: the run is frozen), then in ONE transaction writes the gallery rows and sets the run `replayed` with
- * the summary. Replays take one advisory lock, so they happen one at a time.
+ * transaction: the run is frozen), then in ONE transaction writes the gallery rows, recounts the unfiltered facets
+ * (gallery_counts) and sets the run `replayed` with the summary. Replays take one advisory lock, so they happen one at a time.
  *
  * On failure it THROWS a ReplayError (it never returns a failure): for `superseded` and `failed` the transaction was
  * rolled back (the gallery is exactly as before) and the run is now `failed` with `error` saying why (a message for
@@ -118,6 +119,7 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
       );
       const plan = planReplay({ runId, visits, current, styles, texts });
       await write(tx, runId, plan, kept, current.appIds);
+      await refreshGalleryCounts(tx);
       await tx
         .update(collectRuns)
         .set({ status: "replayed", replay: plan.summary, error: null, finishedAt: sql`now()` })
@@ -488,6 +490,7 @@ async function write(tx: Executor, runId: number, plan: Plan, kept: Kept, existi
           contentSha256: screen.contentSha256,
           searchText: screen.searchText,
           searchGrams: screen.searchGrams,
+          variantMask: screen.variantMask,
         })),
       )
       .returning({ id: s.id, appId: s.appId, page: s.page }),

@@ -38,14 +38,18 @@ import { collectCaptures, collectRuns } from "./collect";
  * - kind: gallery_screens.page_type (gallery_screens_current_kind).
  * - q: search_grams holds every query word's pieces (gallery_screens_search, GIN), then strpos(search_text, word)
  *   for each word (packages/api/src/design-gallery/search.ts says why pieces, not pg_trgm).
- * - viewport, lang, mode: EXISTS a gallery_screen_variants row of the screen with them (gallery_screen_variants_filter);
- *   the thumbnail is the first matching variant in viewport, language, signed-in, mode order.
+ * - viewport, lang, mode: variant_mask holds a bit of a state with them (one variant has them all together); the
+ *   thumbnail is the first matching variant in viewport, language, signed-in, mode order (gallery_screen_variants_key).
  * - patterns, components (and elements, fonts, colors): EXISTS a gallery_screen_terms row whose term has that kind and
  *   slug (gallery_terms_kind_slug_key, then gallery_screen_terms_term).
  * - sort newest: captured_at DESC, id DESC (gallery_screens_current_newest); name: coalesce(title, page) in
  *   code-point order (COLLATE "C"), then id (gallery_screens_current_name).
- * - taxonomy: terms with the count of current screens linking them (zero-count terms left out); an app's fonts and
- *   colors are gallery_app_terms. History of a page: its screens by (app_id, page) in run order
+ * - facets: every filter's values with the screens each would leave, in one statement over the current screens'
+ *   facts (gallery_screens_current_facts: id, app, page type, variant mask) and terms (gallery_screen_terms); with no
+ *   filter at all they are gallery_counts, which each replay rewrites (and the terms of a set holding most screens
+ *   are counted over the others and taken from those counts).
+ * - taxonomy: terms with the count of current screens linking them (zero-count terms left out), page types by
+ *   page_type (what the kind filter finds): gallery_counts. An app's fonts and colors are gallery_app_terms. History of a page: its screens by (app_id, page) in run order
  *   (gallery_screens_history), or replaced_by_id from one to the next.
  */
 
@@ -111,12 +115,21 @@ export const galleryScreens = pgTable(
     searchText: text().notNull(),
     /** The one- and two-character pieces of those words, for the GIN index the `q` filter starts from. */
     searchGrams: text().array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * The states it has variants in, a bit each (viewport x language x light, dark or unsaid mode; see
+     * packages/api/src/design-gallery/variant-mask.ts): the viewport, lang and mode filters and their facets.
+     */
+    variantMask: integer().notNull().default(0),
   },
   (t) => [
     uniqueIndex("gallery_screens_run_page_key").on(t.runId, t.appId, t.page),
     uniqueIndex("gallery_screens_current_page_key").on(t.appId, t.page).where(sql`${t.status} = 'current'`),
     index("gallery_screens_current_newest").on(t.capturedAt, t.id).where(sql`${t.status} = 'current'`),
     index("gallery_screens_current_kind").on(t.pageType, t.id).where(sql`${t.status} = 'current'`),
+    // What the facets read of every current screen, without its wide search columns: index-only, in id order.
+    index("gallery_screens_current_facts")
+      .on(t.id, t.appId, t.pageType, t.variantMask)
+      .where(sql`${t.status} = 'current'`),
     index("gallery_screens_current_name")
       .on(sql`(coalesce(${t.title}, ${t.page}) COLLATE "C")`, t.id)
       .where(sql`${t.status} = 'current'`),
@@ -303,4 +316,23 @@ export const galleryFlowSteps = pgTable(
     index("gallery_flow_steps_screen").on(t.screenId),
     check("gallery_flow_steps_position", sql`${t.position} >= 1`),
   ],
+);
+
+/**
+ * The gallery's facets with no filter: for each facet (`platform`, `app`, `kind`, `viewport`, `lang`, `mode`,
+ * `patterns`, `components`, `elements`, `fonts`, `colors`) the values current screens have, with how many, and the
+ * row (`total`, '') of all current screens. Rewritten by each replay in its transaction, so it always says what
+ * the gallery holds; the unfiltered grid, the taxonomy and the patterns read it instead of counting 100,000 screens.
+ */
+export const galleryCounts = pgTable(
+  "gallery_counts",
+  {
+    facet: text().notNull(),
+    value: text().notNull(),
+    label: text().notNull(),
+    count: integer().notNull(),
+    /** The term (for the term facets) or app counted. */
+    ref: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.facet, t.value] }), check("gallery_counts_count", sql`${t.count} >= 0`)],
 );

@@ -1,13 +1,15 @@
-import type { Database } from "@shelf/db";
+import type { Database, Executor } from "@shelf/db";
 import type { CaptureImageType, GalleryTermKind } from "@shelf/db/enums";
 import { type SQL, sql } from "drizzle-orm";
 import { searchQuery } from "../../design-gallery/search";
+import { matchingMask } from "../../design-gallery/variant-mask";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { isoSql, sqlRows } from "../../sql-text";
 import { PATTERN_DEFINITIONS } from "./pattern-definitions";
 import {
   type FacetName,
   type FacetValue,
+  facetNames,
   GALLERY_GRID,
   type GalleryScreenCard,
   type GalleryScreenDetail,
@@ -142,7 +144,10 @@ function alwaysConditions(f: ResolvedFilters): SQL[] {
       sql`, `,
     );
     parts.push(sql`s.search_grams @> array[${grams}]::text[]`);
-    for (const word of f.q.words) parts.push(sql`strpos(s.search_text, ${word}) > 0`);
+    // A word of one or two characters is one of the pieces itself: the index alone proves it is there.
+    for (const word of f.q.words) {
+      if (Array.from(word).length > 2) parts.push(sql`strpos(s.search_text, ${word}) > 0`);
+    }
   }
   for (const id of f.termIds) {
     parts.push(sql`exists (select 1 from gallery_screen_terms st where st.screen_id = s.id and st.term_id = ${id})`);
@@ -161,9 +166,7 @@ function screenConditions(f: ResolvedFilters): SQL {
   if (f.platform !== null) parts.push(platformMatch(f));
   if (f.appId !== null) parts.push(appMatch(f));
   if (f.kind !== null) parts.push(kindMatch(f));
-  if (hasVariantFilter(f)) {
-    parts.push(sql`exists (select 1 from gallery_screen_variants v where v.screen_id = s.id and ${variantMatch(f)})`);
-  }
+  if (hasVariantFilter(f)) parts.push(sql`(s.variant_mask & ${matchingMask(f)}) <> 0`);
   return and(parts);
 }
 
@@ -200,13 +203,19 @@ type CardRow = {
 
 /** Screen cards: the screens `where` selects, in `order`, each with its thumbnail (a variant `thumbnail` matches). */
 function cardsQuery(where: SQL, order: SQL, thumbnail: SQL, page?: { limit: number; offset: number }): SQL {
+  // The page's screens first, then each one's app, thumbnail and variant count: never for the screens it skips.
   return sql`
     select s.id, s.page, s.title, s.page_type, ${sql.raw(isoSql("s.captured_at"))} as captured_at,
       a.id as app_id, a.slug as app_slug, a.platform as app_platform,
       (select count(*)::int from gallery_screen_variants c where c.screen_id = s.id) as variant_count,
       th.id as variant_id, th.viewport, th.lang, th.auth, th.mode, th.image_type, th.image_width, th.image_height,
       th.image_size, th.image_sha256
-    from gallery_screens s
+    from (
+      select s.id, s.app_id, s.page, s.title, s.page_type, s.captured_at from gallery_screens s
+      where ${where}
+      order by ${order}
+      ${page ? sql`limit ${page.limit} offset ${page.offset}` : sql``}
+    ) s
     join gallery_apps a on a.id = s.app_id
     cross join lateral (
       select v.id, v.viewport, v.lang, v.auth, v.mode, v.image_type, v.image_width, v.image_height, v.image_size,
@@ -214,9 +223,7 @@ function cardsQuery(where: SQL, order: SQL, thumbnail: SQL, page?: { limit: numb
       from gallery_screen_variants v where v.screen_id = s.id and ${thumbnail}
       order by ${VARIANT_ORDER} limit 1
     ) th
-    where ${where}
-    order by ${order}
-    ${page ? sql`limit ${page.limit} offset ${page.offset}` : sql``}`;
+    order by ${order}`;
 }
 
 function cardOf(row: CardRow, links: GalleryLinks): GalleryScreenCard {
@@ -248,87 +255,180 @@ function cardOf(row: CardRow, links: GalleryLinks): GalleryScreenCard {
 
 type FacetRow = { facet: string; value: string; label: string; count: number };
 
-const TERM_FACETS: Record<string, FacetName> = {
-  pattern: "patterns",
-  component: "components",
-  element: "elements",
-  font: "fonts",
-  color: "colors",
-};
+/** Each term kind's facet (the page type is the `kind` facet, counted by the screen's own page type). */
+const TERM_FACET_SQL = sql.raw(
+  `case t.kind ${Object.entries(termFilters)
+    .map(([facet, kind]) => `when '${kind}' then '${facet}'`)
+    .join(" ")} end`,
+);
 
 /**
- * The total and every facet in one statement. `b` is the screens every facet keeps (words and terms), each with
- * whether it passes the platform, app and kind filters; `bv` adds, from its variants, whether it passes the variant
- * filters and, for each viewport, language and mode, whether it would with that value instead. A single-valued
- * facet counts `bv` under the other filters, grouped by its value; the term facets count the terms of the screens
- * that pass every filter.
+ * The total and every facet in one statement, rows of (facet, value, label, count, ref). `b`: the current screens
+ * every facet keeps (words and terms), from the facts index, each with whether it passes the platform, app, kind and
+ * variant filters and, for each viewport, language and mode, whether it would with that value instead (its variant
+ * mask against the filters with that value). Each single-valued facet counts them under the other filters: by page
+ * type, by app (the platforms are their apps' sums), and over all for the total and the variant facets. The term
+ * facets count the terms of the screens that pass every filter (`hits`); when those are most of the gallery, the
+ * stored unfiltered counts less the terms of the other screens say the same for less.
  */
-function facetsQuery(f: ResolvedFilters): SQL {
-  const variantFacet = (column: "viewport" | "lang" | "mode", value: string) =>
-    sql`bool_or(v.${sql.raw(column)} = ${value} and ${variantMatch(f, column)})`;
-  const placed = sql`bv.platform_ok and bv.app_ok and bv.kind_ok`;
-  const countWhen = (facet: string, value: string, flag: string) =>
-    sql`select ${facet}::text, ${value}::text, ${value}::text, count(*)::int from bv where bv.${sql.raw(flag)} and ${placed}`;
+export function facetsQuery(f: ResolvedFilters): SQL {
+  const flag = (column: "viewport" | "lang" | "mode", value: string) =>
+    sql`(s.variant_mask & ${matchingMask({ ...f, [column]: value })}) <> 0`;
+  const placed = sql`b.platform_ok and b.app_ok and b.kind_ok`;
+  const states = ["desktop", "mobile", "ko", "en", "light", "dark"] as const;
+  const termFacets = sql.raw(
+    Object.keys(termFilters)
+      .map((facet) => `'${facet}'`)
+      .join(", "),
+  );
+  // The current screens outside `hits`: those `b` holds that miss a filter, and when words or terms narrowed `b`,
+  // every current screen it does not hold as well.
+  const narrowed = f.q !== null || f.termIds.length > 0;
+  const others = narrowed
+    ? sql`select o.id from gallery_screens o where o.status = 'current' and not exists (select 1 from hits h where h.id = o.id)`
+    : sql`select b.id from b where not (b.variant_ok and ${placed})`;
+  const platformOk =
+    f.platform === null ? TRUE : sql`s.app_id in (select pa.id from gallery_apps pa where pa.platform = ${f.platform})`;
   return sql`
     with b as (
-      select s.id, s.page_type, a.slug as app_slug, a.platform,
-        ${platformMatch(f)} as platform_ok, ${appMatch(f)} as app_ok, ${kindMatch(f)} as kind_ok
-      from gallery_screens s join gallery_apps a on a.id = s.app_id
+      select s.id, s.app_id, s.page_type,
+        ${platformOk} as platform_ok, ${appMatch(f)} as app_ok, ${kindMatch(f)} as kind_ok,
+        (s.variant_mask & ${matchingMask(f)}) <> 0 as variant_ok,
+        ${flag("viewport", "desktop")} as desktop, ${flag("viewport", "mobile")} as mobile,
+        ${flag("lang", "ko")} as ko, ${flag("lang", "en")} as en,
+        ${flag("mode", "light")} as light, ${flag("mode", "dark")} as dark
+      from gallery_screens s
       where ${and(alwaysConditions(f))}
     ),
-    bv as (
-      select b.id, b.page_type, b.app_slug, b.platform, b.platform_ok, b.app_ok, b.kind_ok,
-        bool_or(${variantMatch(f)}) as variant_ok,
-        ${variantFacet("viewport", "desktop")} as desktop, ${variantFacet("viewport", "mobile")} as mobile,
-        ${variantFacet("lang", "ko")} as ko, ${variantFacet("lang", "en")} as en,
-        ${variantFacet("mode", "light")} as light, ${variantFacet("mode", "dark")} as dark
-      from b join gallery_screen_variants v on v.screen_id = b.id
-      group by b.id, b.page_type, b.app_slug, b.platform, b.platform_ok, b.app_ok, b.kind_ok
+    hits as (select b.id from b where b.variant_ok and ${placed}),
+    kinds as (
+      select b.page_type, count(*) filter (where b.variant_ok and b.platform_ok and b.app_ok)::int as count
+      from b where b.page_type is not null group by b.page_type
     ),
-    hits as (select bv.id from bv where bv.variant_ok and ${placed})
-    select 'total' as facet, '' as value, '' as label, count(*)::int as count from hits
-    union all
-    select 'kind', bv.page_type, min(pt.label), count(*)::int from bv
-      left join gallery_terms pt on pt.kind = 'page_type' and pt.slug = bv.page_type
-      where bv.page_type is not null and bv.variant_ok and bv.platform_ok and bv.app_ok group by bv.page_type
-    union all
-    select 'app', bv.app_slug, bv.app_slug, count(*)::int from bv
-      where bv.variant_ok and bv.platform_ok and bv.kind_ok group by bv.app_slug
-    union all
-    select 'platform', bv.platform, bv.platform, count(*)::int from bv
-      where bv.variant_ok and bv.app_ok and bv.kind_ok group by bv.platform
-    union all ${countWhen("viewport", "desktop", "desktop")}
-    union all ${countWhen("viewport", "mobile", "mobile")}
-    union all ${countWhen("lang", "ko", "ko")}
-    union all ${countWhen("lang", "en", "en")}
-    union all ${countWhen("mode", "light", "light")}
-    union all ${countWhen("mode", "dark", "dark")}
-    union all
-    select t.kind, t.slug, min(t.label), count(*)::int from gallery_screen_terms st
-      join gallery_terms t on t.id = st.term_id
-      where st.screen_id in (select hits.id from hits) and t.kind <> 'page_type'
-      group by t.kind, t.slug`;
+    apps as (
+      select b.app_id, count(*) filter (where b.variant_ok and b.platform_ok and b.kind_ok)::int as count,
+        count(*) filter (where b.variant_ok and b.app_ok and b.kind_ok)::int as platforms
+      from b group by b.app_id
+    ),
+    overall as (
+      select count(*) filter (where b.variant_ok and ${placed})::int as total,
+        ${sql.join(
+          states.map(
+            (state) => sql`count(*) filter (where b.${sql.raw(state)} and ${placed})::int as ${sql.raw(state)}`,
+          ),
+          sql`, `,
+        )}
+      from b
+    ),
+    most as (
+      select (select overall.total from overall) * 2
+        > (select c.count from gallery_counts c where c.facet = 'total' and c.value = '') as yes
+    ),
+    counted as (
+      select 'total' as facet, '' as value, null::int as ref, overall.total as count from overall
+      union all
+      select 'kind', kinds.page_type, null, kinds.count from kinds
+      union all
+      select 'app', '', apps.app_id, apps.count from apps
+      union all
+      select 'platform', pa.platform, null, sum(apps.platforms)::int from apps
+        join gallery_apps pa on pa.id = apps.app_id
+        group by pa.platform
+      union all
+      select x.facet, x.value, null, x.count from overall
+        cross join lateral (values ('viewport', 'desktop', overall.desktop), ('viewport', 'mobile', overall.mobile),
+          ('lang', 'ko', overall.ko), ('lang', 'en', overall.en), ('mode', 'light', overall.light),
+          ('mode', 'dark', overall.dark)) as x(facet, value, count)
+      union all
+      select 'term', '', st.term_id, count(*)::int from gallery_screen_terms st
+        where not coalesce((select most.yes from most), false) and st.screen_id in (select hits.id from hits)
+        group by st.term_id
+      union all
+      select 'term', '', g.ref, (g.count - coalesce(other.count, 0))::int from gallery_counts g
+        left join (
+          select st.term_id, count(*)::int as count from gallery_screen_terms st
+          where st.screen_id in (${others})
+          group by st.term_id
+        ) as other on other.term_id = g.ref
+        where coalesce((select most.yes from most), false) and g.facet in (${termFacets})
+    )
+    select coalesce(${TERM_FACET_SQL}, c.facet) as facet, coalesce(t.slug, a.slug, c.value) as value,
+      coalesce(t.label, pt.label, a.slug, c.value) as label, c.count, c.ref
+    from counted c
+    left join gallery_terms t on c.facet = 'term' and t.id = c.ref
+    left join gallery_apps a on c.facet = 'app' and a.id = c.ref
+    left join gallery_terms pt on c.facet = 'kind' and pt.kind = 'page_type' and pt.slug = c.value
+    where c.facet <> 'term' or t.kind <> 'page_type'`;
+}
+
+const NO_FILTERS: ResolvedFilters = {
+  platform: null,
+  appId: null,
+  kind: null,
+  viewport: null,
+  lang: null,
+  mode: null,
+  termIds: [],
+  q: null,
+};
+
+const unfiltered = (f: ResolvedFilters) =>
+  f.platform === null &&
+  f.appId === null &&
+  f.kind === null &&
+  !hasVariantFilter(f) &&
+  f.termIds.length === 0 &&
+  f.q === null;
+
+/**
+ * Rewrites gallery_counts: the facets with no filter. The replay runs it in its transaction, after its writes, so
+ * the counts always say what the gallery holds.
+ */
+export async function refreshGalleryCounts(db: Executor): Promise<void> {
+  await db.execute(sql`delete from gallery_counts`);
+  await db.execute(
+    sql`insert into gallery_counts (facet, value, label, count, ref)
+      select * from (${facetsQuery(NO_FILTERS)}) as counts`,
+  );
+}
+
+/** The unfiltered facets as the last replay counted them; none (a gallery no replay has counted yet): null. */
+async function storedCounts(db: Database): Promise<FacetRow[] | null> {
+  const rows = await sqlRows<FacetRow>(db, sql`select g.facet, g.value, g.label, g.count from gallery_counts g`);
+  return rows.some((row) => row.facet === "total") ? rows : null;
 }
 
 function facetsOf(rows: FacetRow[]): { total: number; facets: ScreenFacets } {
-  const facets = Object.fromEntries(
-    (["platform", "app", "kind", "viewport", "lang", "mode", ...Object.values(TERM_FACETS)] as FacetName[]).map(
-      (name) => [name, [] as FacetValue[]],
-    ),
-  ) as ScreenFacets;
+  const facets = Object.fromEntries(facetNames.map((name) => [name, [] as FacetValue[]])) as ScreenFacets;
   let total = 0;
   for (const row of rows) {
     if (row.facet === "total") {
       total = row.count;
       continue;
     }
-    const name = (TERM_FACETS[row.facet] ?? row.facet) as FacetName;
-    if (row.count > 0) facets[name].push({ value: row.value, label: row.label ?? row.value, count: row.count });
+    if (row.count > 0) facets[row.facet as FacetName]?.push({ value: row.value, label: row.label, count: row.count });
   }
   for (const list of Object.values(facets)) {
     list.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   }
   return { total, facets };
+}
+
+/** The total and facets of the filters: stored for no filter at all, else counted now. */
+async function countScreens(db: Database, filters: ResolvedFilters, withFacets: boolean, where: SQL) {
+  if (unfiltered(filters)) {
+    const stored = await storedCounts(db);
+    if (stored) {
+      const counted = facetsOf(stored);
+      return { total: counted.total, facets: withFacets ? counted.facets : null };
+    }
+  }
+  if (withFacets) return facetsOf(await sqlRows<FacetRow>(db, facetsQuery(filters)));
+  const [row] = await sqlRows<{ total: number }>(
+    db,
+    sql`select count(*)::int as total from gallery_screens s where ${where}`,
+  );
+  return { total: row?.total ?? 0, facets: null };
 }
 
 /** One page of current screens under the filters, with the total and (unless asked not to) the facets. */
@@ -338,18 +438,13 @@ export async function listScreens(db: Database, links: GalleryLinks, input: Scre
   const pageSize = pageSizeFor(cols);
   const page = input.page ?? 1;
   const sort = input.sort ?? "newest";
-  const withFacets = input.facets ?? true;
   const where = screenConditions(filters);
   const [rows, counted] = await Promise.all([
     sqlRows<CardRow>(
       db,
       cardsQuery(where, ORDER[sort], variantMatch(filters), { limit: pageSize, offset: (page - 1) * pageSize }),
     ),
-    withFacets
-      ? sqlRows<FacetRow>(db, facetsQuery(filters)).then(facetsOf)
-      : sqlRows<{ total: number }>(db, sql`select count(*)::int as total from gallery_screens s where ${where}`).then(
-          ([row]) => ({ total: row?.total ?? 0, facets: null }),
-        ),
+    countScreens(db, filters, input.facets ?? true, where),
   ]);
   return {
     items: rows.map((row) => cardOf(row, links)),
@@ -585,46 +680,48 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
   };
 }
 
-type CountRow = { kind: GalleryTermKind; slug: string; label: string; generic: boolean; count: number };
-
-/** Terms with the number of current screens having each (those none has left out), most first. */
-async function termCounts(db: Database, kind: GalleryTermKind | null): Promise<CountRow[]> {
-  return sqlRows<CountRow>(
-    db,
-    sql`
-      select t.kind, t.slug, t.label, t.generic, count(*)::int as count
-      from gallery_terms t
-      join gallery_screen_terms st on st.term_id = t.id
-      join gallery_screens s on s.id = st.screen_id and s.status = 'current'
-      ${kind === null ? sql`` : sql`where t.kind = ${kind}`}
-      group by t.id
-      order by count(*) desc, t.slug COLLATE "C"`,
-  );
+/** The unfiltered facets: as the last replay stored them, or counted now if none has. */
+async function unfilteredRows(db: Database): Promise<FacetRow[]> {
+  return (await storedCounts(db)) ?? (await sqlRows<FacetRow>(db, facetsQuery(NO_FILTERS)));
 }
 
+const byCount = (a: FacetRow, b: FacetRow) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+
 export async function listPatterns(db: Database) {
-  const rows = await termCounts(db, "pattern");
+  const rows = (await unfilteredRows(db)).filter((row) => row.facet === "patterns" && row.count > 0).sort(byCount);
   return {
-    items: rows.map(({ slug, label, count }) => ({
-      slug,
+    items: rows.map(({ value, label, count }) => ({
+      slug: value,
       label,
-      definition: PATTERN_DEFINITIONS[slug] ?? null,
+      definition: PATTERN_DEFINITIONS[value] ?? null,
       count,
     })),
     total: rows.length,
   };
 }
 
+/** Each kind's terms with their counts: page types as the `kind` filter counts them, the rest as their facets. */
 export async function taxonomy(db: Database, kind: GalleryTermKind | undefined) {
-  const rows = await termCounts(db, kind ?? null);
   const kinds = kind ? [kind] : (Object.keys(taxonomyLists) as GalleryTermKind[]);
+  const [rows, generic] = await Promise.all([
+    unfilteredRows(db),
+    kinds.includes("font")
+      ? sqlRows<{ slug: string }>(db, sql`select t.slug from gallery_terms t where t.kind = 'font' and t.generic`)
+      : [],
+  ]);
+  const genericFonts = new Set(generic.map((row) => row.slug));
+  const facetOf = (each: GalleryTermKind) =>
+    each === "page_type" ? "kind" : (Object.entries(termFilters).find(([, termKind]) => termKind === each)?.[0] ?? "");
   return Object.fromEntries(
     kinds.map((each) => [
       taxonomyLists[each],
       rows
-        .filter((row) => row.kind === each)
-        .map(({ slug, label, count, generic }) =>
-          each === "font" ? { slug, label, count, generic } : { slug, label, count },
+        .filter((row) => row.facet === facetOf(each) && row.count > 0)
+        .sort(byCount)
+        .map(({ value, label, count }) =>
+          each === "font"
+            ? { slug: value, label, count, generic: genericFonts.has(value) }
+            : { slug: value, label, count },
         ),
     ]),
   );
