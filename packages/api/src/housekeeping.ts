@@ -1,6 +1,7 @@
 import type { Database, Executor } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import type { Logger } from "./log";
+import { type Periodic, schedulePeriodic } from "./periodic";
 import { sqlRows } from "./sql-text";
 
 export type PrunedCounts = {
@@ -54,47 +55,27 @@ export async function pruneIfFree(db: Database, options: { keepDays?: number } =
   });
 }
 
-export type Housekeeping = {
-  /** Runs a pass now (unless one is running), resolving when it is done. */
-  runNow(): Promise<void>;
-  /** Stops the timer and waits for a pass in progress. */
-  stop(): Promise<void>;
-};
+export type Housekeeping = Periodic;
 
 /**
  * Prunes every `intervalMs` from a running server (the operator CLI's `housekeeping` does the same by hand). The
- * first pass comes after a random part of a minute, so instances started together do not all reach for the lock;
- * any instance may run it, one at a time. A failed pass is logged and the next one tries again.
+ * first pass comes within a minute; any instance may run it, one at a time. A failed pass is logged and the next one
+ * tries again.
  */
 export function scheduleHousekeeping(
   db: Database,
   options: { intervalMs: number; keepDays?: number; log: Logger },
 ): Housekeeping {
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const run = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    running ??= pruneIfFree(db, { keepDays: options.keepDays })
-      .then((pruned) => {
-        if (pruned && Object.values(pruned).some((count) => count > 0)) options.log.info({ pruned }, "housekeeping");
-      })
-      .catch((error: unknown) => options.log.warn({ err: error }, "housekeeping failed; the next pass tries again"))
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const first = setTimeout(run, Math.random() * Math.min(options.intervalMs, 60_000));
-  const every = setInterval(run, options.intervalMs);
-  first.unref();
-  every.unref();
-  return {
-    runNow: run,
-    async stop() {
-      stopped = true;
-      clearTimeout(first);
-      clearInterval(every);
-      await running;
+  return schedulePeriodic(
+    async () => {
+      const pruned = await pruneIfFree(db, { keepDays: options.keepDays });
+      if (pruned && Object.values(pruned).some((count) => count > 0)) options.log.info({ pruned }, "housekeeping");
     },
-  };
+    {
+      intervalMs: options.intervalMs,
+      firstWithinMs: Math.min(options.intervalMs, 60_000),
+      log: options.log,
+      failure: "housekeeping failed; the next pass tries again",
+    },
+  );
 }

@@ -13,9 +13,7 @@ import { createTestDelivery } from "./delivery";
 import { createAccountWithKey } from "./factories";
 import { createApiClient } from "./harness";
 import { recordSecret } from "./secrets";
-import { MISSING_ID } from "./security-matrix";
-
-const MISSING_TEXT = "no-such-target";
+import { MISSING_ID, MISSING_TEXT } from "./security-matrix";
 
 type Token = { token: string; tokenId: number; name: string };
 

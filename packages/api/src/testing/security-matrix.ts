@@ -23,7 +23,7 @@ import { recordSecret } from "./secrets";
 
 /** An integer no row has: every `{id}`-like parameter of a missing target. */
 export const MISSING_ID = 2_000_000_000;
-const MISSING_TEXT = "no-such-target";
+export const MISSING_TEXT = "no-such-target";
 
 type Fixture = {
   accountId: number;
