@@ -75,7 +75,7 @@ async function main() {
         log: host.log,
         health: host.health,
         rateLimiter: host.rateLimiter,
-        registrationLimiter: host.limiter("oauth-register", 10),
+        registrationLimiter: host.limiter("oauth-register", api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE),
         trustProxy: api.SHELF_TRUST_PROXY,
       });
       // The account MCP owns /api/mcp exactly: it comes before the account API, which owns the rest of /api.

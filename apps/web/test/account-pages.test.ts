@@ -418,7 +418,7 @@ describe("OAuth consent and connected apps", () => {
   const REDIRECT = "http://127.0.0.1:45999/callback";
 
   /** A registered app and an authorization URL with PKCE, as an MCP client would make them. */
-  async function authorization() {
+  async function authorization(scope?: string) {
     const registered = await fetch(`${server.url}/oauth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -435,8 +435,32 @@ describe("OAuth consent and connected apps", () => {
       code_challenge_method: "S256",
       resource,
       state: "xyz",
+      ...(scope ? { scope } : {}),
     });
     return { clientId: registered.client_id as string, verifier, resource, path: `/oauth/authorize?${query}` };
+  }
+
+  /** The token request an app makes with the code its redirect URI received. */
+  async function redeem(
+    flow: { clientId: string; verifier: string },
+    callback: URL,
+    extra: Record<string, string> = {},
+  ) {
+    const tokens = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback.searchParams.get("code") as string,
+        client_id: flow.clientId,
+        redirect_uri: REDIRECT,
+        code_verifier: flow.verifier,
+        ...extra,
+      }),
+    }).then((response) => response.json());
+    recordSecret(tokens.access_token);
+    recordSecret(tokens.refresh_token);
+    return tokens;
   }
 
   it("asks the person on a clear consent page, hands the app a code, and disconnecting stops the app at once", async () => {
@@ -457,20 +481,7 @@ describe("OAuth consent and connected apps", () => {
     await page.getByRole("button", { name: "Allow" }).click();
     const callback = new URL((await back).url());
     expect(callback.searchParams.get("state")).toBe("xyz");
-    const tokens = await fetch(`${server.url}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: callback.searchParams.get("code") as string,
-        client_id: flow.clientId,
-        redirect_uri: REDIRECT,
-        code_verifier: flow.verifier,
-        resource: flow.resource,
-      }),
-    }).then((response) => response.json());
-    recordSecret(tokens.access_token);
-    recordSecret(tokens.refresh_token);
+    const tokens = await redeem(flow, callback, { resource: flow.resource });
     const mcp = () =>
       fetch(`${server.url}/api/mcp`, {
         method: "POST",
@@ -493,6 +504,27 @@ describe("OAuth consent and connected apps", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Disconnect" }).click();
     await page.getByText("No app is connected.").waitFor();
     expect((await mcp()).status).toBe(401);
+    await context.close();
+  });
+
+  it("lets the person untick abilities the app asked for, and grants only what stayed ticked", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    const flow = await authorization("orders.read subscriptions.read products.read");
+    await page.goto(flow.path);
+    const box = (scope: string) => page.getByRole("checkbox", { name: new RegExp(scope.replace(".", "\\.")) });
+    expect(await box("mcp.read").isDisabled()).toBe(true);
+    expect(await box("mcp.read").isChecked()).toBe(true);
+    await box("orders.read").uncheck();
+    await box("subscriptions.read").uncheck();
+    await page.screenshot({ path: `${shots}/en-oauth-consent-unticked.png`, fullPage: true });
+    const back = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
+    await page.getByRole("button", { name: "Allow" }).click();
+    const callback = new URL((await back).url());
+    // resource left out: this server has one.
+    const tokens = await redeem(flow, callback);
+    expect(tokens.scope).toBe("products.read mcp.read");
     await context.close();
   });
 

@@ -100,7 +100,9 @@ describe("account MCP on the production server", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
     });
     expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="mcp.read"');
+    expect(response.headers.get("www-authenticate")).toContain(
+      'error="insufficient_scope", scope="products.read mcp.read"',
+    );
     const get = await fetch(`${first.url}/api/mcp`, { headers: { authorization: `Bearer ${key}` } });
     expect(get.status).toBe(405);
   });

@@ -106,7 +106,15 @@ async function consent(authorizationUrl: URL, cookie: string, decision: "approve
   const decided = await fetch(`${server.url}/oauth/authorize/decision`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: server.url },
-    body: new URLSearchParams({ request: field("request"), token: field("token"), decision }),
+    // The boxes the page leaves ticked, as a browser sends them (a disabled box sends nothing).
+    body: new URLSearchParams([
+      ["request", field("request")],
+      ["token", field("token")],
+      ["decision", decision],
+      ...[...html.matchAll(/<input[^>]*name="scope"[^>]*>/g)]
+        .filter(([input]) => !/\sdisabled/.test(input))
+        .map(([input]) => ["scope", /value="([^"]*)"/.exec(input)?.[1] ?? ""]),
+    ]),
     redirect: "manual",
   });
   expect(decided.status, await decided.clone().text()).toBe(303);
@@ -246,18 +254,31 @@ describe("OAuth for MCP clients", () => {
     recordSecret(rotated.body.access_token);
     recordSecret(rotated.body.refresh_token);
 
-    // The spent refresh token again: reuse detected, the whole grant revoked, the new tokens too.
-    const reused = await tokenRequest({
-      grant_type: "refresh_token",
-      refresh_token: saved.refresh_token as string,
-      client_id: provider.client?.client_id as string,
-    });
+    const refresh = async (refreshToken: string) => {
+      const answer = await tokenRequest({
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        client_id: provider.client?.client_id as string,
+      });
+      if (answer.status === 200) {
+        recordSecret(answer.body.access_token);
+        recordSecret(answer.body.refresh_token);
+      }
+      return answer;
+    };
+    // The spent refresh token again at once, as a host's parallel refresh would: another pair, the grant kept.
+    expect((await refresh(saved.refresh_token as string)).status).toBe(200);
+    // The host moves on to its new pair...
+    const next = await refresh(rotated.body.refresh_token);
+    expect(next.status).toBe(200);
+    // ...so the spent refresh token again is a copy in other hands: the whole grant revoked, the new tokens too.
+    const reused = await refresh(saved.refresh_token as string);
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe("invalid_grant");
-    expect((await mcpCall(rotated.body.access_token)).status).toBe(401);
+    expect((await mcpCall(next.body.access_token)).status).toBe(401);
     const again = await tokenRequest({
       grant_type: "refresh_token",
-      refresh_token: rotated.body.refresh_token,
+      refresh_token: next.body.refresh_token,
       client_id: provider.client?.client_id as string,
     });
     expect(again.body.error).toBe("invalid_grant");
@@ -291,6 +312,34 @@ describe("OAuth for MCP clients", () => {
     // Disconnect, as the connected-apps page does (its own test drives the page).
     await sql`update oauth_grants set revoked_at = now() where id = ${grant?.id as number}`;
     expect((await mcpCall(fresh.body.access_token)).status).toBe(401);
+    await client.close();
+  });
+
+  it("keeps a host with two tool calls in flight connected across every token expiry of a day", async () => {
+    const provider = new TestProvider(await signIn());
+    const client = await connectWithOAuth(provider);
+    const grantOf = async () =>
+      (
+        await sql<{ revoked: boolean }[]>`select revoked_at is not null as revoked from oauth_grants
+          where client_id = ${provider.client?.client_id as string}`
+      )[0];
+    for (let hour = 0; hour < 24; hour += 1) {
+      // The hour passes: the access token the host holds has expired.
+      const held = provider.saved?.access_token as string;
+      await sql`update oauth_tokens set expires_at = now() - interval '1 second'
+        where token_hash = encode(sha256(convert_to(${held}, 'UTF8')), 'hex')`;
+      // Two calls in flight: each meets the 401, each refreshes with the same refresh token, each retries.
+      const calls = await Promise.allSettled([
+        client.callTool({ name: "library_get", arguments: {} }),
+        client.callTool({ name: "library_get", arguments: {} }),
+      ]);
+      expect(
+        calls.map((call) => call.status),
+        `hour ${hour}: ${calls.map((call) => (call.status === "rejected" ? String(call.reason) : "ok")).join(", ")}`,
+      ).toEqual(["fulfilled", "fulfilled"]);
+      expect(provider.saved?.access_token).not.toBe(held);
+    }
+    expect((await grantOf())?.revoked).toBe(false);
     await client.close();
   });
 

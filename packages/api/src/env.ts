@@ -14,6 +14,11 @@ const ApiEnv = z
       .pipe(z.url({ protocol: /^https?$/ }).optional())
       .transform((value) => value?.replace(/\/+$/, "")),
     SHELF_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /**
+     * OAuth dynamic registrations per minute per client address. Hosted connectors (claude.ai's, say) register every
+     * person's connection from a few shared addresses, so this is well above what one person needs.
+     */
+    SHELF_OAUTH_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     REDIS_URL: optionalSetting().pipe(z.url({ protocol: /^rediss?$/ }).optional()),
     SHELF_TRUST_PROXY: z.stringbool().default(false),
     /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */

@@ -44,7 +44,7 @@ export {
   denyAuthorization,
   type OAuthSettings,
 } from "./oauth/authorize";
-export { isLoopbackOnly, type OAuthClient } from "./oauth/clients";
+export { isNativeApp, isPrivateUseRedirect, type OAuthClient } from "./oauth/clients";
 export { createOAuthEdge } from "./oauth/edge";
 export { createMetadataDocuments } from "./oauth/metadata-documents";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";

@@ -1,3 +1,5 @@
+import { isPrivateUseRedirect } from "@shelf/api";
+
 /** The consent page: its form leads to the app's redirect URI. */
 const CONSENT_PATH = "/oauth/authorize";
 
@@ -11,7 +13,9 @@ export function consentFormTargets(path: string, target: string): string[] {
   if (!redirectUri) return [];
   try {
     const { protocol, origin } = new URL(redirectUri);
-    return protocol === "https:" || protocol === "http:" ? [origin] : [];
+    if (protocol === "https:" || protocol === "http:") return [origin];
+    // A native app's private-use scheme (RFC 8252 7.1) is allowed as a scheme source; the decision checks the URI.
+    return isPrivateUseRedirect(redirectUri) ? [protocol] : [];
   } catch {
     return [];
   }

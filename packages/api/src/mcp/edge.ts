@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { databaseUnavailable, withDeadline } from "@shelf/db";
 import { callTRPCProcedure, TRPCError } from "@trpc/server";
+import { accountAbilities } from "../abilities";
 import type { Caller, Credential } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { apiKeyResolver, type CredentialPolicy, resolveCredential } from "../auth/credential";
@@ -84,10 +85,15 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     });
   }
 
-  /** 403 with an `insufficient_scope` challenge naming what is missing (RFC 6750 section 3.1). */
-  function insufficient(ability: string, message: string): EdgeResult {
+  /**
+   * 403 with an `insufficient_scope` challenge (RFC 6750 section 3.1). Its scope is what the call needs plus what the
+   * credential already holds: clients ask for exactly the challenge's scope again (the MCP step-up flow), and a token
+   * for the missing ability alone would lose every tool the app already used.
+   */
+  function insufficient(caller: Caller, ability: string, message: string): EdgeResult {
+    const scope = accountAbilities.filter((name) => name === ability || caller.abilities.has(name)).join(" ");
     return jsonResult(403, domainErrorBody("missing_api_key_ability", message), {
-      "www-authenticate": `Bearer error="insufficient_scope", scope="${ability}", resource_metadata="${resourceMetadata}"`,
+      "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadata}"`,
     });
   }
 
@@ -133,7 +139,7 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     // A token is for one resource (RFC 8707): one issued for another is refused as if unknown.
     if (caller.type === "oauth_token" && caller.resource !== resource) return unauthorized({ status: "invalid" });
     if (!caller.abilities.has("mcp.read")) {
-      return insufficient("mcp.read", "The account MCP needs the mcp.read ability.");
+      return insufficient(caller, "mcp.read", "The account MCP needs the mcp.read ability.");
     }
     const limited = await options.rateLimiter.consume(credentialKey(caller));
     if (!limited.allowed) {
@@ -180,7 +186,7 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
       const name = (message.params as { name?: unknown } | undefined)?.name;
       const tool = typeof name === "string" ? byName.get(name) : undefined;
       if (tool?.ability && !caller.abilities.has(tool.ability)) {
-        return insufficient(tool.ability, `The ${tool.name} tool needs the ${tool.ability} ability.`);
+        return insufficient(caller, tool.ability, `The ${tool.name} tool needs the ${tool.ability} ability.`);
       }
     }
 

@@ -141,7 +141,7 @@ describe("account MCP", () => {
     await client.close();
   });
 
-  it("answers 403 insufficient_scope for a tool the key may not call, naming the ability", async () => {
+  it("answers 403 insufficient_scope for a tool the key may not call, naming the ability with what it holds", async () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read", "products.read"] });
     const { transport } = await connect(key);
     const response = await post(
@@ -149,7 +149,9 @@ describe("account MCP", () => {
       { authorization: `Bearer ${key}`, "mcp-session-id": transport.sessionId ?? "" },
     );
     expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="orders.read"');
+    expect(response.headers.get("www-authenticate")).toContain(
+      'error="insufficient_scope", scope="products.read orders.read mcp.read"',
+    );
     expect((await response.json()).error).toBe("missing_api_key_ability");
   });
 
@@ -167,7 +169,7 @@ describe("account MCP", () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["products.read"] });
     const lacking = await post(initialize, { authorization: `Bearer ${key}` });
     expect(lacking.status).toBe(403);
-    expect(lacking.headers.get("www-authenticate")).toContain('scope="mcp.read"');
+    expect(lacking.headers.get("www-authenticate")).toContain('scope="products.read mcp.read"');
   });
 
   it("keeps sessions per credential: missing 400, unknown 404, another key's 404, notifications 202", async () => {

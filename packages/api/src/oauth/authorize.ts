@@ -115,8 +115,9 @@ export async function checkAuthorizationRequest(
   if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
     return refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters).");
   }
-  const resource = query.get("resource");
-  if (!resource) return refuse("invalid_request", `resource is required: ${settings.resource}.`);
+  // This server has exactly one resource (the account MCP), so a request without `resource` (RFC 8707), as some
+  // VS Code builds send, means that one; a request naming another is refused.
+  const resource = query.get("resource") ?? settings.resource;
   if (resource !== settings.resource) {
     return refuse("invalid_target", `This server issues tokens only for ${settings.resource}.`);
   }
@@ -130,32 +131,40 @@ export async function checkAuthorizationRequest(
 }
 
 /**
- * The person approved: the app becomes (or stays) a connected app with these scopes, and the client gets a code at
- * its redirect URI.
+ * The person approved: the app becomes (or stays) a connected app, and the client gets a code at its redirect URI.
+ * `chosen` is what the person left ticked of the scopes asked for (all of them when not given; mcp.read always). A
+ * new consent for an app already connected adds to what it holds (step-up): the grant's scopes are the union, and
+ * so are the new token's; taking abilities away is disconnecting the app.
  */
 export async function approveAuthorization(
   db: Database,
   settings: OAuthSettings,
   accountId: number,
   request: AuthorizationRequest,
+  chosen?: readonly string[],
 ): Promise<string> {
+  const approved = request.scopes.filter((scope) => scope === "mcp.read" || !chosen || chosen.includes(scope));
   const code = await db.transaction(async (tx) => {
     const [grant] = await tx
       .insert(oauthGrants)
-      .values({ accountId, clientId: request.client.id, scopes: request.scopes, redirectUri: request.redirectUri })
+      .values({ accountId, clientId: request.client.id, scopes: approved, redirectUri: request.redirectUri })
       .onConflictDoUpdate({
         target: [oauthGrants.accountId, oauthGrants.clientId],
         targetWhere: sql`${oauthGrants.revokedAt} is null`,
-        set: { scopes: request.scopes, redirectUri: request.redirectUri },
+        set: {
+          scopes: sql`array(select distinct scope from unnest(${oauthGrants.scopes} || excluded.scopes) scope)`,
+          redirectUri: request.redirectUri,
+        },
       })
-      .returning({ id: oauthGrants.id });
+      .returning({ id: oauthGrants.id, scopes: oauthGrants.scopes });
+    const { id, scopes } = grant as { id: number; scopes: string[] };
     return createCode(tx, {
-      grantId: (grant as { id: number }).id,
+      grantId: id,
       clientId: request.client.id,
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
       resource: request.resource,
-      scopes: request.scopes,
+      scopes: accountAbilities.filter((ability) => scopes.includes(ability)),
     });
   });
   return redirectWith(settings, request.redirectUri, { code, state: request.state });

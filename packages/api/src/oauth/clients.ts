@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { accountAbilities } from "../abilities";
 import { OAuthError } from "./errors";
+import { parseScope } from "./tokens";
 
 const { oauthClients } = schema;
 
@@ -17,9 +18,46 @@ export type OAuthClient = {
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
+/** Schemes that run, read or name something in the browser or the machine itself: never a place to send a code. */
+const REFUSED_SCHEMES = new Set([
+  "javascript:",
+  "vbscript:",
+  "data:",
+  "file:",
+  "blob:",
+  "about:",
+  "filesystem:",
+  "view-source:",
+  "chrome:",
+  "ws:",
+  "wss:",
+  "ftp:",
+  "mailto:",
+  "tel:",
+  "sms:",
+]);
+
 /**
- * A redirect URI a public client may register: absolute, https (any host) or http on a loopback host (native apps,
- * RFC 8252), without credentials or a fragment. Returns why not, or null.
+ * A private-use URI scheme of a native app (RFC 8252 7.1): `com.example.app:/callback`, or an app's own scheme with a
+ * reverse-domain name after it, as desktop editors register (`cursor://anysphere.cursor-mcp/oauth/callback`,
+ * `vscode://vscode.github-authentication/did-authenticate`). A scheme without a dot and without such a name
+ * (`myapp:/cb`) is too easily claimed by another app, and is refused.
+ */
+export function isPrivateUseRedirect(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol === "https:" || url.protocol === "http:" || REFUSED_SCHEMES.has(url.protocol)) return false;
+  if (url.protocol.slice(0, -1).includes(".")) return true;
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(url.hostname);
+}
+
+/**
+ * A redirect URI a public client may register: absolute, https (any host), http on a loopback host, or a native app's
+ * private-use scheme (RFC 8252 7.1 and 7.3), without credentials or a fragment. Returns why not, or null.
  */
 export function redirectUriProblem(uri: string): string | null {
   let url: URL;
@@ -33,7 +71,8 @@ export function redirectUriProblem(uri: string): string | null {
   if (url.username || url.password) return "must not carry credentials";
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) return null;
-  return "must be https, or http on a loopback address (127.0.0.1, [::1], localhost)";
+  if (isPrivateUseRedirect(uri)) return null;
+  return "must be https, http on a loopback address (127.0.0.1, [::1], localhost), or a native app's private-use scheme (reverse-domain, e.g. com.example.app:/callback)";
 }
 
 /**
@@ -62,11 +101,15 @@ function loopbackPort(uri: string): string | null {
   return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) ? url.port : null;
 }
 
-/** Whether every redirect URI of a client is on the person's own machine (the consent screen warns about those). */
-export function isLoopbackOnly(client: OAuthClient): boolean {
+/**
+ * Whether every redirect URI of a client leads back into the person's own machine: a loopback address or a native
+ * app's private-use scheme (the consent screen shows such a client as an app on this computer).
+ */
+export function isNativeApp(client: OAuthClient): boolean {
   return client.redirectUris.every((uri) => {
     try {
-      return LOOPBACK_HOSTS.has(new URL(uri).hostname);
+      const url = new URL(uri);
+      return LOOPBACK_HOSTS.has(url.hostname) || isPrivateUseRedirect(uri);
     } catch {
       return false;
     }
@@ -77,11 +120,28 @@ const RegistrationInput = z.object({
   redirect_uris: z.array(z.string()).min(1).max(10),
   client_name: z.string().trim().min(1).max(200).optional(),
   client_uri: z.string().max(2000).optional(),
-  token_endpoint_auth_method: z.string().optional(),
-  grant_types: z.array(z.string()).optional(),
-  response_types: z.array(z.string()).optional(),
+  token_endpoint_auth_method: z.string().max(100).optional(),
+  grant_types: z.array(z.string().max(200)).max(20).optional(),
+  response_types: z.array(z.string().max(100)).max(10).optional(),
   scope: z.string().max(1000).optional(),
 });
+
+/**
+ * Ways a client may ask to authenticate at the token endpoint. Every one of them is answered with `none` (RFC 7591
+ * 3.2.1 lets the server replace what was asked, and the answer says what was granted): this server issues no secrets,
+ * PKCE protects the code. Hosted connectors ask for `client_secret_post` and use what they are given.
+ */
+const AUTH_METHODS = new Set([
+  "none",
+  "client_secret_post",
+  "client_secret_basic",
+  "client_secret_jwt",
+  "private_key_jwt",
+  "tls_client_auth",
+  "self_signed_tls_client_auth",
+]);
+
+const SUPPORTED_GRANTS = ["authorization_code", "refresh_token"] as const;
 
 export type RegisteredClient = {
   client_id: string;
@@ -96,8 +156,12 @@ export type RegisteredClient = {
 };
 
 /**
- * Dynamic client registration (RFC 7591) for public clients: no secret is issued (`token_endpoint_auth_method`
- * `none`, PKCE instead), only the authorization code and refresh token grants, checked redirect URIs.
+ * Dynamic client registration (RFC 7591) for public clients, as real MCP hosts send it: whatever authentication
+ * method is asked for, the client is registered public (`token_endpoint_auth_method` `none`, PKCE instead); grant
+ * types this server does not have (a device code grant, say) are dropped, and the authorization code grant always
+ * given; scopes it does not know (`offline_access`, a host's own names) are dropped. The answer says what was granted.
+ * Redirect URIs are checked (https, loopback http, a native app's private-use scheme); response types other than
+ * `code` are refused, since a client that needs them could not work here.
  */
 export async function registerClient(db: Database, body: unknown): Promise<RegisteredClient> {
   const parsed = RegistrationInput.safeParse(body);
@@ -113,20 +177,15 @@ export async function registerClient(db: Database, body: unknown): Promise<Regis
     if (problem) throw new OAuthError("invalid_redirect_uri", `redirect_uris: ${uri} ${problem}.`);
   }
   const method = input.token_endpoint_auth_method ?? "none";
-  if (method !== "none") {
+  if (!AUTH_METHODS.has(method)) {
     throw new OAuthError(
       "invalid_client_metadata",
-      "token_endpoint_auth_method: only public clients (none) are registered; PKCE protects the code.",
+      `token_endpoint_auth_method: ${method} is not a client authentication method (RFC 7591 2); clients are registered public (none).`,
     );
   }
-  const grantTypes = input.grant_types ?? ["authorization_code", "refresh_token"];
-  const unknownGrant = grantTypes.find((grant) => grant !== "authorization_code" && grant !== "refresh_token");
-  if (unknownGrant || !grantTypes.includes("authorization_code")) {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      `grant_types: only authorization_code (required) and refresh_token are supported${unknownGrant ? `, not ${unknownGrant}` : ""}.`,
-    );
-  }
+  const grantTypes = SUPPORTED_GRANTS.filter(
+    (grant) => grant === "authorization_code" || (input.grant_types ?? SUPPORTED_GRANTS).includes(grant),
+  );
   const responseTypes = input.response_types ?? ["code"];
   if (responseTypes.some((type) => type !== "code")) {
     throw new OAuthError("invalid_client_metadata", "response_types: only code is supported.");
@@ -134,15 +193,14 @@ export async function registerClient(db: Database, body: unknown): Promise<Regis
   if (input.client_uri !== undefined && !/^https:\/\/[^\s]+$/.test(input.client_uri)) {
     throw new OAuthError("invalid_client_metadata", "client_uri: must be an https URL.");
   }
-  if (input.scope !== undefined) {
-    const unknown = input.scope
-      .split(" ")
-      .filter((scope) => scope && !(accountAbilities as readonly string[]).includes(scope));
-    if (unknown.length > 0)
-      throw new OAuthError("invalid_client_metadata", `scope: unknown scopes ${unknown.join(", ")}.`);
-  }
+  const scope =
+    input.scope === undefined
+      ? undefined
+      : parseScope(input.scope)
+          .filter((name) => (accountAbilities as readonly string[]).includes(name))
+          .join(" ");
   const clientId = `shelfc_${randomBytes(18).toString("base64url")}`;
-  const name = input.client_name ?? new URL(input.redirect_uris[0] as string).host;
+  const name = input.client_name ?? nameOfRedirect(input.redirect_uris[0] as string);
   const [row] = await db
     .insert(oauthClients)
     .values({
@@ -158,12 +216,18 @@ export async function registerClient(db: Database, body: unknown): Promise<Regis
     client_id_issued_at: Math.floor((row?.createdAt ?? new Date()).getTime() / 1000),
     client_name: name,
     redirect_uris: input.redirect_uris,
-    grant_types: grantTypes,
+    grant_types: [...grantTypes],
     response_types: responseTypes,
     token_endpoint_auth_method: "none",
     ...(input.client_uri ? { client_uri: input.client_uri } : {}),
-    ...(input.scope ? { scope: input.scope } : {}),
+    ...(scope ? { scope } : {}),
   };
+}
+
+/** A name for a client that gave none: its redirect URI's host, or its private-use scheme. */
+function nameOfRedirect(uri: string): string {
+  const url = new URL(uri);
+  return url.host || url.protocol.slice(0, -1);
 }
 
 /** Fetches (and caches) a client ID metadata document; set by the server when documents are accepted. */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,9 @@ import type { Edge } from "../edge/handler";
 import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
+import { isNativeApp } from "./clients";
 import { createOAuthEdge } from "./edge";
+import { REFRESH_REUSE_GRACE_SECONDS } from "./tokens";
 
 /**
  * The authorization server's rules in process: registration checks, authorization request checks (what is shown
@@ -90,18 +93,41 @@ function authorizeQuery(clientId: string, challenge: string, extra: Record<strin
   });
 }
 
+/** Authorization requests naming redirect URIs the client did not register: shown as invalid, never redirected. */
+async function expectRedirectsRefused(clientId: string, challenge: string, uris: string[]) {
+  for (const uri of uris) {
+    const outcome = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(clientId, challenge, { redirect_uri: uri }),
+    );
+    expect(outcome.kind, uri).toBe("invalid");
+  }
+}
+
+/** The query without the parameters a case sets to "" (left out). */
+function withoutEmpty(query: URLSearchParams): URLSearchParams {
+  return new URLSearchParams([...query].filter(([, value]) => value !== ""));
+}
+
 /** An approved authorization (of a new client, unless one is named): the code and what the token request sends. */
-async function approved(scope?: string, client?: string) {
-  const account = await createAccount(testDb.db);
+async function approved(
+  scope?: string,
+  client?: string,
+  options: { account?: { id: number }; chosen?: string[]; query?: Record<string, string> } = {},
+) {
+  const account = options.account ?? (await createAccount(testDb.db));
   const clientId = client ?? (await newClient());
   const { verifier, challenge } = pkce();
   const outcome = await checkAuthorizationRequest(
     testDb.db,
     settings,
-    authorizeQuery(clientId, challenge, scope ? { scope } : {}),
+    withoutEmpty(authorizeQuery(clientId, challenge, { ...(scope ? { scope } : {}), ...options.query })),
   );
   if (outcome.kind !== "consent") throw new Error(`expected consent, got ${JSON.stringify(outcome)}`);
-  const location = new URL(await approveAuthorization(testDb.db, settings, account.id, outcome.request));
+  const location = new URL(
+    await approveAuthorization(testDb.db, settings, account.id, outcome.request, options.chosen),
+  );
   expect(location.searchParams.get("state")).toBe("st-123");
   expect(location.searchParams.get("iss")).toBe(TEST_BASE_URL);
   return { account, clientId, verifier, code: location.searchParams.get("code") as string };
@@ -112,7 +138,7 @@ async function exchange(
   grant: { clientId: string; verifier: string; code: string },
   change: Record<string, string> = {},
 ) {
-  const answer = await token({
+  const fields = {
     grant_type: "authorization_code",
     code: grant.code,
     client_id: grant.clientId,
@@ -120,7 +146,8 @@ async function exchange(
     code_verifier: grant.verifier,
     resource: settings.resource,
     ...change,
-  });
+  };
+  const answer = await token(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== "")));
   if (answer.status === 200) {
     recordSecret(answer.body.access_token);
     recordSecret(answer.body.refresh_token);
@@ -181,19 +208,84 @@ describe("registration", () => {
     });
   });
 
-  it("refuses redirect URIs that are not https or loopback, and confidential clients", async () => {
-    for (const uri of ["http://app.example/cb", "https://app.example/cb#frag", "javascript:alert(1)", "not a url"]) {
+  it("refuses redirect URIs that are not https, loopback or a native app's scheme, and implicit clients", async () => {
+    for (const uri of [
+      "http://app.example/cb",
+      "https://app.example/cb#frag",
+      "javascript:alert(1)",
+      "data:text/html,hi",
+      "file:///etc/passwd",
+      "myapp:/callback",
+      "myapp://callback",
+      "not a url",
+    ]) {
       const answer = await register({ redirect_uris: [uri] });
       expect(answer.status, uri).toBe(400);
       expect(answer.body.error, uri).toBe("invalid_redirect_uri");
       expect(answer.body.error_description).toContain("redirect_uris");
     }
-    const secret = await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" });
-    expect(secret.body.error).toBe("invalid_client_metadata");
     const implicit = await register({ redirect_uris: [REDIRECT], response_types: ["token"] });
     expect(implicit.body.error).toBe("invalid_client_metadata");
+    const nonsense = await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "trust_me" });
+    expect(nonsense.body.error).toBe("invalid_client_metadata");
     const none = await register({});
     expect(none.body.error).toBe("invalid_redirect_uri");
+  });
+
+  it("registers what MCP hosts send as public clients, and answers what was granted (RFC 7591 3.2.1)", async () => {
+    const hosts = JSON.parse(await readFile(new URL("./fixtures/registrations.json", import.meta.url), "utf8"));
+    for (const [host, body] of Object.entries(hosts as Record<string, Record<string, unknown>>)) {
+      if (host.startsWith("$")) continue;
+      const answer = await register(body);
+      expect(answer.status, host).toBe(201);
+      expect(answer.body, host).toMatchObject({
+        redirect_uris: body.redirect_uris,
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+      });
+      expect(answer.body, host).not.toHaveProperty("client_secret");
+    }
+  });
+
+  it("turns a request for a client secret into a public client, drops grants and scopes it lacks", async () => {
+    for (const method of ["client_secret_post", "client_secret_basic", "private_key_jwt"]) {
+      const answer = await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: method });
+      expect(answer.status, method).toBe(201);
+      expect(answer.body.token_endpoint_auth_method).toBe("none");
+    }
+    const device = await register({
+      redirect_uris: [REDIRECT],
+      grant_types: ["urn:ietf:params:oauth:grant-type:device_code", "client_credentials"],
+      scope: "offline_access claudeai mcp.read products.read",
+    });
+    expect(device.status).toBe(201);
+    expect(device.body.grant_types).toEqual(["authorization_code"]);
+    expect(device.body.scope).toBe("mcp.read products.read");
+    const unknownOnly = await register({ redirect_uris: [REDIRECT], scope: "claudeai" });
+    expect(unknownOnly.status).toBe(201);
+    expect(unknownOnly.body).not.toHaveProperty("scope");
+  });
+
+  it("matches a native app's private-use redirect exactly, and sends the code there", async () => {
+    const cursor = "cursor://anysphere.cursor-mcp/oauth/callback";
+    const clientId = (await register({ client_name: "Cursor", redirect_uris: [cursor] })).body.client_id;
+    const { challenge } = pkce();
+    await expectRedirectsRefused(clientId, challenge, [
+      `${cursor}/x`,
+      "cursor://anysphere.cursor-mcp/oauth/callback?x=1",
+      "cursor://evil.example/oauth/callback",
+    ]);
+    const outcome = await checkAuthorizationRequest(
+      testDb.db,
+      settings,
+      authorizeQuery(clientId, challenge, { redirect_uri: cursor }),
+    );
+    if (outcome.kind !== "consent") throw new Error(`expected consent, got ${JSON.stringify(outcome)}`);
+    expect(isNativeApp(outcome.request.client)).toBe(true);
+    const account = await createAccount(testDb.db);
+    const location = await approveAuthorization(testDb.db, settings, account.id, outcome.request);
+    expect(location.startsWith(`${cursor}?code=`)).toBe(true);
   });
 
   it("limits registrations per address", async () => {
@@ -223,13 +315,12 @@ describe("authorization requests", () => {
     expect((await checkAuthorizationRequest(testDb.db, settings, twice)).kind).toBe("invalid");
   });
 
-  it("sends errors back with state and iss: no PKCE, plain PKCE, no or another resource, unknown scopes", async () => {
+  it("sends errors back with state and iss: no PKCE, plain PKCE, another resource, unknown scopes", async () => {
     const clientId = await newClient();
     const { challenge } = pkce();
     const cases: [Record<string, string>, string][] = [
       [{ code_challenge: "" }, "invalid_request"],
       [{ code_challenge_method: "plain" }, "invalid_request"],
-      [{ resource: "" }, "invalid_request"],
       [{ resource: "https://elsewhere.example/api/mcp" }, "invalid_target"],
       [{ scope: "mcp.read admin.everything" }, "invalid_scope"],
       [{ response_type: "token" }, "unsupported_response_type"],
@@ -264,6 +355,57 @@ describe("authorization requests", () => {
       authorizeQuery(clientId, challenge, { scope: "products.read offline_access" }),
     );
     expect(offline.kind === "consent" && offline.request.scopes).toEqual(["products.read", "mcp.read"]);
+  });
+});
+
+describe("step-up and what the person chooses", () => {
+  it("takes the one resource when the authorization and token requests leave it out", async () => {
+    const grant = await approved(undefined, undefined, { query: { resource: "" } });
+    const issued = await exchange(grant, { resource: "" });
+    expect(issued.status).toBe(200);
+    expect((await mcpInitialize(issued.body.access_token)).status).toBe(200);
+  });
+
+  it("adds a new consent's scopes to what the app already holds, so its earlier tools keep working", async () => {
+    const first = await approved("mcp.read products.read");
+    const before = await exchange(first);
+    expect(before.body.scope).toBe("products.read mcp.read");
+    // The app met a 403 for device.entitlements and asks for the challenge's scope: the person approves again.
+    const again = await approved("device.entitlements", first.clientId, { account: first.account });
+    const after = await exchange(again);
+    expect(after.body.scope).toBe("products.read mcp.read device.entitlements");
+    const opened = await mcpInitialize(after.body.access_token);
+    const list = await call(mcp, "/api/mcp", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${after.body.access_token}`,
+        "mcp-session-id": opened.headers.get("mcp-session-id") as string,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        host: new URL(TEST_BASE_URL).host,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "library_get", arguments: {} },
+      }),
+    });
+    expect(list.status).toBe(200);
+    expect(list.body.result?.isError ?? false).toBe(false);
+    const [grant] = await testDb.db.execute<{ scopes: string[] }>(
+      sql`select scopes from oauth_grants where client_id = ${first.clientId} and revoked_at is null`,
+    );
+    expect([...(grant?.scopes ?? [])].sort()).toEqual(["device.entitlements", "mcp.read", "products.read"]);
+  });
+
+  it("grants only what the person left ticked, and always mcp.read", async () => {
+    const grant = await approved("orders.read subscriptions.read products.read", undefined, {
+      chosen: ["orders.read", "support.report"],
+    });
+    const issued = await exchange(grant);
+    // support.report was never asked for: unticking cannot add it.
+    expect(issued.body.scope).toBe("orders.read mcp.read");
   });
 });
 
@@ -305,21 +447,14 @@ describe("token endpoint", () => {
     const code = location.searchParams.get("code") as string;
     expect((await exchange({ clientId, verifier, code }, { redirect_uri: otherPort })).status).toBe(200);
 
-    for (const uri of [
+    await expectRedirectsRefused(clientId, challenge, [
       "http://localhost:51234/callback",
       "http://127.0.0.1:51234/callback/",
       "http://127.0.0.1:51234/callback?next=1",
       "http://127.0.0.1:51234/Callback",
       "http://127.0.0.1:51234/x/../callback",
       "https://127.0.0.1:51234/callback",
-    ]) {
-      const refused = await checkAuthorizationRequest(
-        testDb.db,
-        settings,
-        authorizeQuery(clientId, challenge, { redirect_uri: uri }),
-      );
-      expect(refused.kind, uri).toBe("invalid");
-    }
+    ]);
     // An https redirect is matched exactly, port included.
     const hosted = await newClient("https://app.example:8443/cb");
     const elsewhere = await checkAuthorizationRequest(
@@ -520,19 +655,59 @@ describe("where tokens work", () => {
     expect((await list(neighbour.body.access_token)).status).toBe(404);
   });
 
-  it("holds refresh rotation under parallel use: one refresh wins, the rest revoke the grant", async () => {
+  it("gives parallel refreshes with one refresh token each a pair within the grace, and keeps the grant", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
-    const answers = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId }),
-      ),
+    const refresh = () =>
+      token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId });
+    const answers = await Promise.all(Array.from({ length: 5 }, refresh));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const answer of answers) {
+      recordSecret(answer.body.access_token);
+      recordSecret(answer.body.refresh_token);
+    }
+    expect(new Set(answers.map((answer) => answer.body.access_token)).size).toBe(5);
+    for (const answer of answers) expect((await mcpInitialize(answer.body.access_token)).status).toBe(200);
+    // Another client presenting it is refused, and changes nothing.
+    const stranger = await token({
+      grant_type: "refresh_token",
+      refresh_token: issued.body.refresh_token,
+      client_id: await newClient(),
+    });
+    expect(stranger.body.error).toBe("invalid_grant");
+    expect((await mcpInitialize(answers[0]?.body.access_token)).status).toBe(200);
+  });
+
+  it("revokes the grant on reuse after the grace", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const refresh = () =>
+      token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId });
+    const first = await refresh();
+    expect(first.status).toBe(200);
+    recordSecret(first.body.access_token);
+    recordSecret(first.body.refresh_token);
+    await testDb.db.execute(
+      sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
+        where token_hash = ${createHash("sha256").update(issued.body.refresh_token).digest("hex")}`,
     );
-    const winners = answers.filter((answer) => answer.status === 200);
-    expect(winners).toHaveLength(1);
-    recordSecret(winners[0]?.body.access_token);
-    recordSecret(winners[0]?.body.refresh_token);
-    // The others were reuse: the grant is gone, the winner's tokens with it.
-    expect((await mcpInitialize(winners[0]?.body.access_token)).status).toBe(401);
+    const late = await refresh();
+    expect(late.body.error).toBe("invalid_grant");
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
+  });
+
+  it("revokes the grant on reuse within the grace once the host has used the new refresh token", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const refresh = (refreshToken: string) =>
+      token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: grant.clientId });
+    const first = await refresh(issued.body.refresh_token);
+    const second = await refresh(first.body.refresh_token);
+    expect(second.status).toBe(200);
+    recordSecret(second.body.access_token);
+    recordSecret(second.body.refresh_token);
+    const replay = await refresh(issued.body.refresh_token);
+    expect(replay.body.error).toBe("invalid_grant");
+    expect((await mcpInitialize(second.body.access_token)).status).toBe(401);
   });
 });

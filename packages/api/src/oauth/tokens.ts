@@ -14,6 +14,13 @@ export const ACCESS_TOKEN_SECONDS = 60 * 60;
 /** A refresh token unused this long is dead; each use hands out a new one with a new 30 days. */
 export const REFRESH_TOKEN_IDLE_SECONDS = 30 * 24 * 60 * 60;
 export const CODE_SECONDS = 5 * 60;
+/**
+ * How long a rotated refresh token still works for the client it belongs to. MCP hosts refresh from parallel
+ * requests (two tool calls in flight when the access token expires each start a refresh with the same token); the
+ * later ones get a fresh pair under the same grant instead of revoking it. Reuse later than this, or after a token
+ * the rotation gave has itself been used, still revokes the grant.
+ */
+export const REFRESH_REUSE_GRACE_SECONDS = 30;
 
 const ACCESS_TOKEN = /^[a-z][a-z0-9]{1,11}_at_[A-Za-z0-9_-]{43}$/;
 const REFRESH_TOKEN = /^[a-z][a-z0-9]{1,11}_rt_[A-Za-z0-9_-]{43}$/;
@@ -169,8 +176,10 @@ export async function exchangeCode(
 }
 
 /**
- * The refresh token grant, with rotation: each refresh token works once and is replaced. One presented again (a
- * copy in other hands, or a client that lost the answer) revokes the whole grant: the app must be connected again.
+ * The refresh token grant, with rotation: each refresh token is replaced when used. Presented again within
+ * `REFRESH_REUSE_GRACE_SECONDS` by its client, while nothing its rotation gave has been used, it gives another fresh
+ * pair (parallel refreshes of one host); any other reuse (a copy in other hands) revokes the whole grant: the app
+ * must be connected again.
  */
 export async function refreshTokens(
   db: Database,
@@ -188,18 +197,25 @@ export async function refreshTokens(
       resource: string;
       expired: boolean;
       used: boolean;
+      in_grace: boolean;
       revoked: boolean;
     }>(
       tx,
+      // In grace: used moments ago, and no refresh token issued since under this grant has been used (the host has
+      // not moved on to the new pair, so this is one of its parallel refreshes, not a replay of an old token).
       sql`select t.id, t.grant_id, t.code_id, g.client_id, t.scopes, t.resource, t.expires_at <= now() as expired,
-          t.used_at is not null as used, (t.revoked_at is not null or g.revoked_at is not null) as revoked
+          t.used_at is not null as used,
+          (t.used_at > now() - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS}) and not exists (
+            select 1 from oauth_tokens later where later.grant_id = t.grant_id and later.kind = 'refresh'
+              and later.created_at >= t.used_at and later.used_at is not null)) as in_grace,
+          (t.revoked_at is not null or g.revoked_at is not null) as revoked
         from oauth_tokens t join oauth_grants g on g.id = t.grant_id
         where t.token_hash = ${hashSecret(input.refreshToken)} and t.kind = 'refresh' for update of t`,
     );
     if (!row || row.client_id !== input.clientId) {
       return { error: new OAuthError("invalid_grant", "The refresh token is not valid.") };
     }
-    if (row.used) {
+    if (row.used && !row.in_grace) {
       await revokeGrant(tx, row.grant_id);
       return {
         error: new OAuthError(
@@ -221,7 +237,8 @@ export async function refreshTokens(
     if (input.resource !== undefined && input.resource !== row.resource) {
       return { error: new OAuthError("invalid_target", "resource does not match the grant's.") };
     }
-    await tx.update(oauthTokens).set({ usedAt: sql`now()` }).where(eq(oauthTokens.id, row.id));
+    // A reuse in grace keeps the first use's time: the grace runs from the rotation, not from the last reuse.
+    if (!row.used) await tx.update(oauthTokens).set({ usedAt: sql`now()` }).where(eq(oauthTokens.id, row.id));
     const tokens = await issueTokens(tx, brand, {
       grantId: row.grant_id,
       codeId: row.code_id,

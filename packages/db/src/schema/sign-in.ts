@@ -164,7 +164,7 @@ export const oauthTokens = pgTable(
     resource: text().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
-    /** A refresh token's one use: it was exchanged for new tokens then. */
+    /** A refresh token's first use: it was exchanged for new tokens then (a reuse in the grace keeps this time). */
     usedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
   },

@@ -1,4 +1,4 @@
-import { checkAuthorizationRequest, isLoopbackOnly } from "@shelf/api";
+import { checkAuthorizationRequest, isNativeApp } from "@shelf/api";
 import { setPageStatus } from "@shelf/api/host/pages";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
@@ -53,7 +53,12 @@ export default async function AuthorizePage({ searchParams }: Props) {
   }
   const session = await requireSession(`/oauth/authorize?${query}`);
   const serialized = query.toString();
-  const redirectHost = new URL(request.redirectUri).host;
+  const redirectUrl = new URL(request.redirectUri);
+  // A native app's private-use scheme (cursor://anysphere.cursor-mcp/...) is named with its scheme: that is the app.
+  const redirectHost =
+    redirectUrl.protocol === "https:" || redirectUrl.protocol === "http:"
+      ? redirectUrl.host
+      : `${redirectUrl.protocol}//${redirectUrl.host}`.replace(/\/\/$/, "");
   return (
     <section className="narrow card stack">
       <h1>{t("heading", { client: request.client.name })}</h1>
@@ -77,29 +82,38 @@ export default async function AuthorizePage({ searchParams }: Props) {
           </dd>
         </div>
       </dl>
-      {isLoopbackOnly(request.client) ? (
-        <p className="warning">{t("loopbackWarning")}</p>
+      {isNativeApp(request.client) ? (
+        <p className="warning">{t("nativeAppWarning")}</p>
       ) : request.client.registration === "dynamic" ? (
         <p className="warning">{t("unverifiedWarning", { host: redirectHost })}</p>
       ) : null}
-      <h2>{t("scopesTitle")}</h2>
-      <ul className="abilities">
-        {request.scopes.map((scope) => (
-          <li key={scope}>
-            <code>{scope}</code> <span className="muted">{t(`scope.${scope.replace(/[.-]/g, "_")}`)}</span>
-          </li>
-        ))}
-      </ul>
-      <p className="hint">{t("disconnectHint")}</p>
-      <form method="post" action="/oauth/authorize/decision" className="actions">
+      <form method="post" action="/oauth/authorize/decision" className="stack">
+        <fieldset className="abilities">
+          <legend>{t("scopesTitle")}</legend>
+          <p className="hint">{t("scopesHint")}</p>
+          <ul>
+            {request.scopes.map((scope) => (
+              <li key={scope}>
+                <label>
+                  {/* mcp.read is what a connection is: it cannot be unticked (and is always granted). */}
+                  <input type="checkbox" name="scope" value={scope} defaultChecked disabled={scope === "mcp.read"} />{" "}
+                  <code>{scope}</code> <span className="muted">{t(`scope.${scope.replace(/[.-]/g, "_")}`)}</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+        </fieldset>
+        <p className="hint">{t("disconnectHint")}</p>
         <input type="hidden" name="request" value={serialized} />
         <input type="hidden" name="token" value={consentToken(runtime.authSecret, session.sessionId, serialized)} />
-        <button type="submit" name="decision" value="deny" className="button secondary">
-          {t("deny")}
-        </button>
-        <button type="submit" name="decision" value="approve" className="button">
-          {t("approve")}
-        </button>
+        <div className="actions">
+          <button type="submit" name="decision" value="deny" className="button secondary">
+            {t("deny")}
+          </button>
+          <button type="submit" name="decision" value="approve" className="button">
+            {t("approve")}
+          </button>
+        </div>
       </form>
     </section>
   );

@@ -43,5 +43,7 @@ export async function POST(request: Request): Promise<Response> {
   if (outcome.kind === "invalid") return page(400, outcome.message);
   if (outcome.kind === "redirect") return leave(outcome.location);
   if (decision === "deny") return leave(denyAuthorization(runtime.oauth, outcome.request));
-  return leave(await approveAuthorization(runtime.db, runtime.oauth, session.accountId, outcome.request));
+  // What the person left ticked (unticked boxes send nothing); only scopes the request asked for can be granted.
+  const chosen = form?.getAll("scope").filter((value): value is string => typeof value === "string") ?? [];
+  return leave(await approveAuthorization(runtime.db, runtime.oauth, session.accountId, outcome.request, chosen));
 }
