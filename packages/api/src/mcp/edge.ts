@@ -4,7 +4,9 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { databaseUnavailable, withDeadline } from "@shelf/db";
@@ -166,7 +168,15 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     if (!json.ok && json.reason === "too_deep") return rpcError(422, `Invalid request: the body ${TOO_DEEP}.`, -32600);
     if (!json.ok) return rpcError(400, "Parse error: the body is not JSON.", -32700);
     const parsed = json.value;
-    const messages: JsonRpcMessage[] = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+    // The 2025-11-25 revision has no batches: one HTTP request is one message, and costs one unit of the limit.
+    if (Array.isArray(parsed)) {
+      return rpcError(
+        400,
+        "Invalid request: JSON-RPC batches are not supported; send one message per request.",
+        -32600,
+      );
+    }
+    const messages: JsonRpcMessage[] = [parsed].filter(
       (message): message is JsonRpcMessage => typeof message === "object" && message !== null,
     );
     const initialize = messages.find((message) => message.method === "initialize");
@@ -231,7 +241,8 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const tool = allowed.get(params.name);
-      if (!tool) return toolError({ message: `No tool named ${params.name}.`, error: "not_found" });
+      // An unknown tool is a protocol error (invalid params), not a tool's failed result.
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}.`);
       return callTool(tool, params.arguments ?? {}, caller, request, requestId);
     });
     const transport = new WebStandardStreamableHTTPServerTransport({

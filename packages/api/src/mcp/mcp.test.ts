@@ -65,6 +65,54 @@ const initialize = {
 };
 
 describe("account MCP", () => {
+  it("refuses a JSON-RPC batch (2025-11-25 has none), for one unit of the rate limit", async () => {
+    const limited = createAccountMcpEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 3 }),
+      log: testLog,
+    });
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read", "products.read"] });
+    const send = (body: unknown) =>
+      handleFetch(
+        limited,
+        new Request(MCP_URL, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${key}`,
+            host: new URL(MCP_URL).host,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(body),
+        }),
+        "203.0.113.10",
+      );
+    const calls = Array.from({ length: 100 }, (_, index) => ({
+      jsonrpc: "2.0",
+      id: index + 2,
+      method: "tools/call",
+      params: { name: "library_get", arguments: {} },
+    }));
+    const batch = await send([initialize, ...calls]);
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    // The batch took one of the three: two more requests, then the limit.
+    const statuses = [];
+    for (let index = 0; index < 3; index += 1) statuses.push((await send(initialize)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("answers a call of a tool that does not exist with JSON-RPC error -32602", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read", "products.read"] });
+    const { client } = await connect(key);
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("no_such_tool"),
+    });
+    await client.close();
+  });
+
   it("tells clients what a tool does to the account: reads, safe repeats, and what takes something away", () => {
     const annotations = new Map(accountTools(appRouter).map((tool) => [tool.name, tool.annotations]));
     expect(annotations.get("library_get")).toEqual({
