@@ -5,7 +5,6 @@ import {
   createAccountMcpEdge,
   createGuessLimits,
   createMetadataDocuments,
-  createOAuthEdge,
   DEMO_DISCLOSURE,
   loadDataFolderSecret,
   loadDisclosure,
@@ -60,8 +59,8 @@ async function main() {
       return { disclosure, demo, guessLimits, authSecret };
     },
     mount: async (host, { disclosure, demo, guessLimits, authSecret }) => {
-      const accountApi = createAccountApiEdge({ ...host.edge, disclosure });
-      // The authorization server's endpoints (the consent page is Next's): tokens for the account MCP only.
+      // The authorization server's endpoints are account API routes (the consent page is Next's): its tokens work on
+      // the account MCP only.
       const oauthSettings = {
         issuer: api.SHELF_AUTH_URL ?? host.baseUrl.replace(/\/+$/, ""),
         resource: `${host.baseUrl.replace(/\/+$/, "")}/api/mcp`,
@@ -69,14 +68,11 @@ async function main() {
         // Clients may name themselves by the URL of their metadata document (fetched under SSRF rules).
         documents: createMetadataDocuments({ log: host.log, loopbackOrigin: api.SHELF_OAUTH_LOOPBACK_DOCUMENT_ORIGIN }),
       };
-      const oauth = createOAuthEdge({
-        db: host.db,
-        settings: oauthSettings,
-        log: host.log,
-        health: host.health,
-        rateLimiter: host.rateLimiter,
-        registrationLimiter: host.limiter("oauth-register", api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE),
-        trustProxy: api.SHELF_TRUST_PROXY,
+      const accountApi = createAccountApiEdge({
+        ...host.edge,
+        disclosure,
+        oauth: oauthSettings,
+        routeLimits: { "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE },
       });
       // The account MCP owns /api/mcp exactly: it comes before the account API, which owns the rest of /api.
       const accountMcp = createAccountMcpEdge(host.edge);
@@ -106,7 +102,7 @@ async function main() {
             `Demo sign-in: ${demo.email} / ${demo.password} at http://localhost:${host.port}/sign-in`,
           ]
         : [];
-      return { edges: [oauth, accountMcp, accountApi], lines, close: () => guessLimits.close() };
+      return { edges: [accountMcp, accountApi], lines, close: () => guessLimits.close() };
     },
   });
 }

@@ -3,6 +3,7 @@ import type { Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
 import type { Logger } from "./log";
+import type { OAuthSettings } from "./oauth/authorize";
 import type { PublicDisclosureData } from "./schemas/disclosure";
 
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
@@ -31,6 +32,8 @@ export type Context = {
   log?: Logger;
   /** How long the design host's collection lock lasts without an upload (`SHELF_COLLECT_LEASE_SECONDS`). */
   collectLeaseSeconds?: number;
+  /** The authorization server's settings: set by the entry point that serves its endpoints. */
+  oauth?: OAuthSettings;
   res: ResponseState;
 };
 
@@ -45,6 +48,7 @@ export type CreateContextOptions = {
   guessLimits?: GuessLimits;
   log?: Logger;
   collectLeaseSeconds?: number;
+  oauth?: OAuthSettings;
 };
 
 /** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */
@@ -68,4 +72,10 @@ export function guessLimitsOf(ctx: Pick<Context, "guessLimits">): GuessLimits {
 export function deliveryOf(ctx: Pick<Context, "delivery">): Delivery {
   if (!ctx.delivery) throw new Error("This entry point was built without delivery (artifact store, links, signing).");
   return ctx.delivery;
+}
+
+/** The authorization server's settings of the entry point that called; its endpoints fail loudly without. */
+export function oauthOf(ctx: Pick<Context, "oauth">): OAuthSettings {
+  if (!ctx.oauth) throw new Error("This entry point was built without the authorization server's settings (oauth).");
+  return ctx.oauth;
 }

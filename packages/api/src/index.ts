@@ -45,7 +45,7 @@ export {
   type OAuthSettings,
 } from "./oauth/authorize";
 export { isNativeApp, isPrivateUseRedirect, type OAuthClient } from "./oauth/clients";
-export { createOAuthEdge } from "./oauth/edge";
+export { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/metadata";
 export { createMetadataDocuments } from "./oauth/metadata-documents";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";

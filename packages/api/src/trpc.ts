@@ -131,9 +131,21 @@ export type Meta = OpenApiMeta & {
   multipart?: { files: Record<string, { maxBytes: number }> };
   /**
    * The route also takes `application/x-www-form-urlencoded` bodies, as OAuth clients send them (RFC 6749, RFC
-   * 8628): each field typed as the JSON body's property says, a field given twice refused.
+   * 8628): each field typed as the JSON body's property says, a field given twice refused. `only`: the route takes
+   * nothing else (the OAuth token and revocation endpoints, as RFC 6749 and 7009 define them).
    */
-  formBody?: boolean;
+  formBody?: boolean | "only";
+  /**
+   * An endpoint of the authorization server (RFC 6749, 7591, 7009, 8414, 9728): every refusal is answered in OAuth's
+   * terms (`error` one of OAuth's codes, `error_description`, and the contract's `message`), an invalid input as
+   * `invalidInput` with 400 instead of 422, and browsers of any origin may call it (CORS: no cookie is read).
+   */
+  oauth?: { invalidInput: "invalid_request" | "invalid_client_metadata" };
+  /**
+   * The route's first path segment is shared with pages (`/oauth/authorize` is the consent page): the edge owns this
+   * exact path only, not everything under its first segment.
+   */
+  exactPath?: boolean;
   /**
    * The route reads and writes nothing in the database (a signed link is its own permission): it is served while
    * the database is down, when routes that need it fail fast with 503.

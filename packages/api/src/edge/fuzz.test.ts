@@ -15,7 +15,15 @@ import { createDesignToken } from "../routers/design-tokens/admin-service";
 import { releaseArtifact } from "../routers/products/delivery";
 import { publishRelease, putContentAsset } from "../routers/products/publish";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
-import { createAccountWithKey, createKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+import {
+  createAccountWithKey,
+  createKey,
+  createProduct,
+  grantEntitlement,
+  TEST_BASE_URL,
+  TEST_OAUTH_SETTINGS,
+  testLog,
+} from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { createAnswerChecker, requestsFor, sendOverSocket } from "../testing/fuzz";
 import { createTestRouter } from "../testing/test-router";
@@ -90,7 +98,7 @@ beforeAll(async () => {
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     delivery,
   };
-  edges["account API"] = createAccountApiEdge({ ...common, disclosure: DEMO_DISCLOSURE });
+  edges["account API"] = createAccountApiEdge({ ...common, disclosure: DEMO_DISCLOSURE, oauth: TEST_OAUTH_SETTINGS });
   edges["design API"] = createDesignApiEdge(common);
   const agent = await createDesignToken(db, { name: "fuzzer", roles: ["collect", "read", "write", "review"] }, "shelf");
   designKeys = [agent.token];

@@ -7,6 +7,7 @@ import { createContext } from "../context";
 import type { Delivery } from "../delivery";
 import { type ClientJson, JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import type { Logger } from "../log";
+import type { OAuthSettings } from "../oauth/authorize";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import type { PublicDisclosureData } from "../schemas/disclosure";
@@ -37,6 +38,7 @@ import {
   utf8,
 } from "./request";
 import {
+  asOAuthError,
   bodyLength,
   domainErrorBody,
   type EdgeResult,
@@ -73,6 +75,10 @@ export type EdgeOptions = {
    * server's, so that it shares the main limiter's store (Redis for several instances). By default, in memory.
    */
   routeLimiter?: (name: string, perMinute: number) => RateLimiter;
+  /** A deployment's own value of a route's per-address limit, by the limit's name (`oauth-register`). */
+  routeLimits?: Record<string, number>;
+  /** The authorization server's settings, for its endpoints (issuer, resource, key brand, metadata documents). */
+  oauth?: OAuthSettings;
   /** Which bearer credentials are read and accepted; by default account API keys only. */
   credentials?: CredentialPolicy;
   /** Read the client address from X-Forwarded-For, as appended by the one proxy in front (the last entry). */
@@ -102,6 +108,12 @@ const DEFAULT_DB_DEADLINE_MS = 6000;
 /** What a client is told to wait after a 503: about two probes of the database. */
 const RETRY_AFTER_SECONDS = 2;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+/** Endpoints any browser may call (the authorization server's): no cookie is read, so any origin may. */
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+};
 
 /**
  * One HTTP edge for every route of a router: credential, rate limit, routing, input parsing, the procedure call,
@@ -142,20 +154,26 @@ export function createEdge(options: EdgeOptions): Edge {
       );
     }
   }
-  const prefixes = [...new Set(routes.routes.map((route) => `/${route.path.split("/")[1]}`))];
+  const prefixes = [
+    ...new Set(routes.routes.filter((route) => !route.meta.exactPath).map((route) => `/${route.path.split("/")[1]}`)),
+  ];
+  const exactPaths = new Set(routes.routes.filter((route) => route.meta.exactPath).map((route) => route.path));
+  const corsRoutes = routes.routes.filter((route) => route.meta.oauth);
   const credentials = options.credentials ?? accountApiPolicy;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const dbDeadlineMs = options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS;
   const { log, health } = options;
   // The limiters of the routes' own limits, made at once so that a shared store is connected before requests come.
-  const routeLimiters = new Map<string, RateLimiter>();
+  const routeLimiters = new Map<string, { limiter: RateLimiter; perMinute: number }>();
   for (const route of routes.routes) {
     const own = route.meta.addressLimit;
     if (own && !routeLimiters.has(own.name)) {
-      routeLimiters.set(
-        own.name,
-        options.routeLimiter?.(own.name, own.perMinute) ?? createRateLimiter({ points: own.perMinute, name: own.name }),
-      );
+      const perMinute = options.routeLimits?.[own.name] ?? own.perMinute;
+      routeLimiters.set(own.name, {
+        limiter:
+          options.routeLimiter?.(own.name, perMinute) ?? createRateLimiter({ points: perMinute, name: own.name }),
+        perMinute,
+      });
     }
   }
 
@@ -174,7 +192,17 @@ export function createEdge(options: EdgeOptions): Edge {
 
   const failure = (error: unknown, requestId: string) => failureResult(error, { log, health, requestId });
 
+  /** The answer, in the protocol of the route that gave it (OAuth's errors, CORS for the authorization server). */
   async function dispatch(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
+    const result = await answer(request, requestId);
+    const path = request.target.split("?", 1)[0] as string;
+    const cors = corsRoutes.find((route) => route.pattern.test(path));
+    if (!cors) return result;
+    Object.assign(result.headers, CORS);
+    return asOAuthError(result, cors.meta.oauth?.invalidInput ?? "invalid_request");
+  }
+
+  async function answer(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
     const url = parseTarget(request.target);
     if (!url || !isWellEncoded(url)) {
       return errorResult("malformed_request", "The URL has malformed percent-encoding.");
@@ -214,13 +242,12 @@ export function createEdge(options: EdgeOptions): Edge {
       }
     }
     if (own) {
-      const limited = await (routeLimiters.get(own.name) as RateLimiter).consume(
-        `ip:${clientAddress(request, options)}`,
-      );
+      const { limiter, perMinute } = routeLimiters.get(own.name) as { limiter: RateLimiter; perMinute: number };
+      const limited = await limiter.consume(`ip:${clientAddress(request, options)}`);
       limitHeaders["x-ratelimit-limit"] = String(limited.limit);
       limitHeaders["x-ratelimit-remaining"] = String(limited.remaining);
       if (!limited.allowed) {
-        return errorResult("rate_limited", `At most ${own.perMinute} of these a minute from one address.`, {
+        return errorResult("rate_limited", `At most ${perMinute} of these a minute from one address.`, {
           ...limitHeaders,
           "retry-after": String(limited.retryAfterSeconds),
         });
@@ -271,6 +298,9 @@ export function createEdge(options: EdgeOptions): Edge {
         return errorResult("malformed_request", "The request body ended before it was complete.");
       }
       if (!read.ok) return errorResult("payload_too_large");
+      if (route.meta.formBody === "only" && !FORM_TYPE.test(contentType)) {
+        return errorResult("unsupported_media_type", "Send the body as application/x-www-form-urlencoded.");
+      }
       if (route.meta.formBody && FORM_TYPE.test(contentType)) {
         const form = parseForm(read.bytes);
         if (!form.ok) return jsonResult(422, validationBody(form.errors));
@@ -316,6 +346,7 @@ export function createEdge(options: EdgeOptions): Edge {
       disclosure: options.disclosure,
       log,
       collectLeaseSeconds: options.collectLeaseSeconds,
+      oauth: options.oauth,
     });
     let output: unknown;
     try {
@@ -352,13 +383,13 @@ export function createEdge(options: EdgeOptions): Edge {
 
   return {
     handle,
-    owns: (path) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
+    owns: (path) => exactPaths.has(path) || prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
     routes,
     document,
     ready: async (timeoutMs) =>
-      (await Promise.all([...routeLimiters.values()].map((limiter) => limiter.ready(timeoutMs)))).every(Boolean),
+      (await Promise.all([...routeLimiters.values()].map(({ limiter }) => limiter.ready(timeoutMs)))).every(Boolean),
     close: async () => {
-      await Promise.allSettled([...routeLimiters.values()].map((limiter) => limiter.close()));
+      await Promise.allSettled([...routeLimiters.values()].map(({ limiter }) => limiter.close()));
     },
   };
 }

@@ -59,6 +59,8 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
   add("request_timeout");
   add("header_fields_too_large");
   add("internal_error");
+  // The authorization server answers an invalid input as OAuth does: 400 with its code (documented among the 400s).
+  if (meta.oauth) add(meta.oauth.invalidInput);
 
   const responses: Record<string, unknown> = {};
   for (const [status, list] of [...codes.entries()].sort(([a], [b]) => a - b)) {
@@ -70,7 +72,7 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
           : undefined;
     responses[String(status)] = errorResponse(statusDescriptions[status] ?? "Error", list, headers);
   }
-  if (hasInput) {
+  if (hasInput && !meta.oauth) {
     responses["422"] = {
       description: "Validation failed: the fields and what is wrong with each",
       content: { "application/json": { schema: { $ref: "#/components/schemas/ValidationErrorBody" } } },
@@ -278,11 +280,12 @@ function documentMultipart(operation: Operation, files: string[]) {
 }
 
 /** A route that also takes URL-encoded forms (OAuth clients): the same body schema under that content type. */
-function documentFormBody(operation: Operation) {
+function documentFormBody(operation: Operation, only: boolean) {
   const body = operation.requestBody as { content?: Record<string, { schema?: BodySchema }> } | undefined;
   const schema = body?.content?.["application/json"]?.schema;
   if (!body?.content || !schema) throw new Error(`${operation.operationId}: a form route needs a JSON body schema`);
   body.content["application/x-www-form-urlencoded"] = { schema };
+  if (only) delete body.content["application/json"];
 }
 
 /** The OpenAPI 3.1 document of every route of a router: JSON routes from trpc-to-openapi, plain ones from meta. */
@@ -332,7 +335,7 @@ export function buildOpenApiDocument(
       (operation.parameters?.some((parameter) => parameter.in === "path" || parameter.in === "query") ?? false) ||
       "requestBody" in operation;
     if (route.meta.multipart) documentMultipart(operation, Object.keys(route.meta.multipart.files));
-    if (route.meta.formBody) documentFormBody(operation);
+    if (route.meta.formBody) documentFormBody(operation, route.meta.formBody === "only");
     operation.parameters = [...(operation.parameters ?? []), ...headerParameters(route, kinds)];
     if (operation.parameters.length === 0) delete operation.parameters;
     operation.responses = {

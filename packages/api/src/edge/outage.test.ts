@@ -3,6 +3,7 @@ import { createDatabaseHealth, type DatabaseHealth } from "@shelf/db/server";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccountApiEdge } from "../account-api";
 import { createRateLimiter } from "../rate-limit";
 import {
   createAccountWithKey,
@@ -10,10 +11,12 @@ import {
   createProduct,
   grantEntitlement,
   TEST_BASE_URL,
+  TEST_OAUTH_SETTINGS,
   testLog,
 } from "../testing";
 import { startDbProxy } from "../testing/db-proxy";
 import { createTestRouter } from "../testing/test-router";
+import { handleFetch } from "./fetch";
 import { createEdge } from "./handler";
 import { opsResult } from "./ops";
 
@@ -214,5 +217,49 @@ describe("the database going away under a trickle of requests", () => {
       back = await ready();
     }
     expect(back.status).toBe(200);
+  }, 30_000);
+
+  it("gives the authorization server's endpoints the same fast 503s while frozen, in OAuth's terms", async () => {
+    const accountApi = createAccountApiEdge({
+      db: pool.db,
+      dbDeadlineMs: pool.deadlineMs,
+      health,
+      log: testLog.child({}, { level: "error" }),
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      oauth: TEST_OAUTH_SETTINGS,
+    });
+    const tokenRequest = async () => {
+      const sent = Date.now();
+      const response = await handleFetch(
+        accountApi,
+        new Request(`${TEST_BASE_URL}/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x", client_id: "shelfc_nobody" }),
+        }),
+        "203.0.113.40",
+      );
+      return { status: response.status, ms: Date.now() - sent, body: await response.json(), headers: response.headers };
+    };
+    expect((await tokenRequest()).body.error).toBe("invalid_client");
+    proxy.freeze();
+    // The first waits for the deadline and tells the health monitor; the next ones are refused at once.
+    const first = await tokenRequest();
+    expect(first.status).toBe(503);
+    expect(first.ms).toBeLessThan(BOUND_MS);
+    const next = await tokenRequest();
+    expect(next).toMatchObject({ status: 503, body: { error: "temporarily_unavailable" } });
+    expect(next.ms).toBeLessThan(200);
+    expect(next.body.error_description).toEqual(expect.any(String));
+    expect(next.headers.get("retry-after")).toBe("2");
+    expect(next.headers.get("access-control-allow-origin")).toBe("*");
+    await proxy.restore();
+    let back = await tokenRequest();
+    for (let attempt = 0; attempt < 30 && back.status === 503; attempt++) {
+      await pause(100);
+      back = await tokenRequest();
+    }
+    expect(back.body.error).toBe("invalid_client");
   }, 30_000);
 });

@@ -72,3 +72,46 @@ export function errorToResponse(error: unknown): { status: number; body: ErrorBo
   }
   return { status: 500, body: domainErrorBody("internal_error"), unexpected: true };
 }
+
+/** What an OAuth client reads for the edge's own refusals (RFC 6749 5.2 has no code for most of them). */
+const OAUTH_CODES: Partial<Record<string, string>> = {
+  malformed_request: "invalid_request",
+  payload_too_large: "invalid_request",
+  unsupported_media_type: "invalid_request",
+  method_not_allowed: "invalid_request",
+  not_found: "invalid_request",
+  rate_limited: "slow_down",
+  internal_error: "server_error",
+  service_unavailable: "temporarily_unavailable",
+};
+
+/**
+ * A refusal of an authorization server endpoint in OAuth's terms: `error` an OAuth code, `error_description` beside
+ * the contract's `message`, an invalid input 400 `invalidInput` (its field errors kept). The status stays what the
+ * edge decided (413 for a body over the limit, 429, 503), except 422, which OAuth clients know as 400.
+ */
+export function asOAuthError(result: EdgeResult, invalidInput: string): EdgeResult {
+  if (result.status < 400 || typeof result.body !== "string") return result;
+  let body: ErrorBody;
+  try {
+    body = JSON.parse(result.body) as ErrorBody;
+  } catch {
+    return result;
+  }
+  if (typeof body.error_description === "string") return result;
+  const fields = Object.entries(body.errors ?? {});
+  const description =
+    fields.length > 0 ? fields.map(([field, messages]) => `${field}: ${messages.join(", ")}`).join("; ") : body.message;
+  const redirect = fields.length > 0 && fields.every(([field]) => field.startsWith("redirect_uris"));
+  const error =
+    result.status === 422
+      ? redirect && invalidInput === "invalid_client_metadata"
+        ? "invalid_redirect_uri"
+        : invalidInput
+      : (OAUTH_CODES[body.error ?? ""] ?? body.error ?? "invalid_request");
+  return {
+    ...result,
+    status: result.status === 422 ? 400 : result.status,
+    body: JSON.stringify({ ...body, error, error_description: description }),
+  };
+}

@@ -2,7 +2,7 @@ import { createAccountApiEdge } from "../account-api";
 import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
-import { TEST_BASE_URL, testLog } from "../testing";
+import { TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
 import { describeSecurityMatrix } from "../testing/security-matrix";
 
 describeSecurityMatrix("account API", {
@@ -15,5 +15,6 @@ describeSecurityMatrix("account API", {
       rateLimiter: createRateLimiter({ points: 1_000_000 }),
       log: testLog,
       disclosure: DEMO_DISCLOSURE,
+      oauth: TEST_OAUTH_SETTINGS,
     }),
 });

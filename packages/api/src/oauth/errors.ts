@@ -1,5 +1,8 @@
+import { DomainError, type DomainErrorCode } from "../errors";
+
 /** The error codes of RFC 6749 section 5.2, RFC 7591 section 3.2.2 and RFC 8707 the authorization server answers with. */
-export type OAuthErrorCode =
+export type OAuthErrorCode = Extract<
+  DomainErrorCode,
   | "invalid_request"
   | "invalid_client"
   | "invalid_grant"
@@ -12,21 +15,20 @@ export type OAuthErrorCode =
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
   | "slow_down"
-  | "server_error";
+  | "server_error"
+  | "temporarily_unavailable"
+>;
 
 /**
- * A refusal in OAuth's own terms: `error` and `error_description` for OAuth clients, and the same text as `message`
- * (the contract's error shape) for everyone else.
+ * A refusal in OAuth's own terms: a domain error (one table, one status per code) whose body carries
+ * `error_description` for OAuth clients besides the contract's `message`, the same text.
  */
-export class OAuthError extends Error {
-  readonly code: OAuthErrorCode;
-  readonly status: number;
+export class OAuthError extends DomainError {
+  declare readonly code: OAuthErrorCode;
 
-  constructor(code: OAuthErrorCode, description: string, status?: number) {
-    super(description);
+  constructor(code: OAuthErrorCode, description: string) {
+    super(code, description, { error_description: description });
     this.name = "OAuthError";
-    this.code = code;
-    this.status = status ?? (code === "invalid_client" ? 401 : code === "server_error" ? 500 : 400);
   }
 
   body(): { error: OAuthErrorCode; error_description: string; message: string } {

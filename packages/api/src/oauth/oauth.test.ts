@@ -10,7 +10,6 @@ import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import { isNativeApp } from "./clients";
-import { createOAuthEdge } from "./edge";
 import { REFRESH_REUSE_GRACE_SECONDS } from "./tokens";
 
 /**
@@ -28,12 +27,13 @@ const settings: OAuthSettings = { issuer: TEST_BASE_URL, resource: `${TEST_BASE_
 beforeAll(async () => {
   testDb = await createTestDatabase();
   const rateLimiter = createRateLimiter({ points: 1_000_000 });
-  oauth = createOAuthEdge({
+  oauth = createAccountApiEdge({
     db: testDb.db,
-    settings,
+    baseUrl: TEST_BASE_URL,
     log: testLog,
     rateLimiter,
-    registrationLimiter: createRateLimiter({ points: 3 }),
+    oauth: settings,
+    routeLimits: { "oauth-register": 3 },
   });
   mcp = createAccountMcpEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
   api = createAccountApiEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
@@ -172,6 +172,70 @@ function mcpInitialize(bearer: string, edge = mcp) {
     }),
   });
 }
+
+describe("one pipeline with the REST API", () => {
+  it("answers with the REST answers' common headers, CORS for any origin, and no-store on credentials", async () => {
+    const answer = await token({ grant_type: "refresh_token", refresh_token: "x", client_id: "shelfc_nobody" });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ error: "invalid_client", error_description: expect.any(String) });
+    for (const name of ["x-request-id", "x-ratelimit-limit", "x-ratelimit-remaining"]) {
+      expect(answer.headers.get(name), name).toBeTruthy();
+    }
+    expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+    const preflight = await call(oauth, "/oauth/token", {
+      method: "OPTIONS",
+      headers: { origin: "https://inspector.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+    const metadata = await call(oauth, "/.well-known/oauth-authorization-server");
+    expect(metadata.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(metadata.headers.get("x-ratelimit-limit")).toBeTruthy();
+  });
+
+  it("refuses a body over the limit with 413 in OAuth's terms, and a JSON token request as invalid_request", async () => {
+    const huge = await call(
+      oauth,
+      "/oauth/register",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: "x".repeat(2 * 1024 * 1024) }),
+      },
+      "198.51.100.251",
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ error: "invalid_request", error_description: expect.any(String) });
+    const json = await call(oauth, "/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "authorization_code" }),
+    });
+    expect(json.status).toBe(415);
+    expect(json.body.error).toBe("invalid_request");
+  });
+
+  it("lists its endpoints in the account API's OpenAPI document, form bodies and OAuth errors included", async () => {
+    const document = (await call(oauth, "/api/openapi.json")).body;
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        "/oauth/register",
+        "/oauth/token",
+        "/oauth/revoke",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/api/mcp",
+      ]),
+    );
+    const tokenOperation = document.paths["/oauth/token"].post;
+    expect(Object.keys(tokenOperation.requestBody.content)).toEqual(["application/x-www-form-urlencoded"]);
+    expect(tokenOperation.responses).toHaveProperty("401");
+    expect(tokenOperation.responses).not.toHaveProperty("422");
+    expect(tokenOperation.security).toEqual([]);
+  });
+});
 
 describe("registration", () => {
   it("registers a public client and answers RFC 7591's fields", async () => {

@@ -16,6 +16,13 @@ import { recordSecret } from "./secrets";
 
 export const TEST_BASE_URL = "http://shelf.test";
 
+/** The authorization server of in-process edges in tests: the test base URL's, for its account MCP. */
+export const TEST_OAUTH_SETTINGS = {
+  issuer: TEST_BASE_URL,
+  resource: `${TEST_BASE_URL}/api/mcp`,
+  brand: "shelf",
+} as const;
+
 /** The log of in-process edges in tests: the run's log file (scanned for secrets at the end), like the servers'. */
 export const testLog: Logger = createLogger(readLogEnv(), { process: "vitest" });
 
@@ -50,6 +57,7 @@ export function createApiClient(
       log: testLog,
       delivery: options.delivery ?? (await sharedTestDelivery()),
       disclosure: DEMO_DISCLOSURE,
+      oauth: TEST_OAUTH_SETTINGS,
     });
   return async function request(path: string, init: ApiRequestOptions = {}) {
     edge ??= edgeFor();
@@ -57,7 +65,9 @@ export function createApiClient(
     if (init.key) headers.authorization = `Bearer ${init.key}`;
     let body: string | Uint8Array | undefined = init.rawBody;
     if (init.body !== undefined) {
-      body = JSON.stringify(init.body);
+      // A form when the request says so (the OAuth endpoints take nothing else), JSON otherwise.
+      const form = /^application\/x-www-form-urlencoded/i.test(headers["content-type"] ?? "");
+      body = form ? new URLSearchParams(init.body as Record<string, string>).toString() : JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
     const fetchRequest = new Request(`${TEST_BASE_URL}${path}`, {
