@@ -30,6 +30,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </a>
           <nav aria-label={t("mainNav")} className="main-nav">
             <a href="/">{t("overview")}</a>
+            <a href="/screens">{t("gallery")}</a>
+            <a href="/patterns">{t("patterns")}</a>
+            <a href="/taxonomy">{t("taxonomy")}</a>
             <a href="/docs/api">{t("apiReference")}</a>
           </nav>
           <div className="header-tools">

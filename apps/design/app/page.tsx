@@ -47,6 +47,11 @@ export default async function Home() {
       <section className="card" aria-labelledby="gallery">
         <h2 id="gallery">{t("gallery.title")}</h2>
         <p>{t("gallery.body")}</p>
+        <p className="actions">
+          <a href="/screens" className="button">
+            {t("gallery.open")}
+          </a>
+        </p>
       </section>
 
       <section className="card" aria-labelledby="skill">

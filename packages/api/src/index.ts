@@ -56,6 +56,7 @@ export { scheduleReplayResume } from "./routers/design-collect/resume";
 export * as designCollect from "./routers/design-collect/service";
 export * as designDocs from "./routers/design-docs/service";
 export * as designGallery from "./routers/design-gallery/service";
+export * as gallerySchemas from "./routers/design-gallery/schemas";
 export * as designTokens from "./routers/design-tokens/admin-service";
 export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";

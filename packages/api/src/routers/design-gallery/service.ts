@@ -33,13 +33,14 @@ import {
  */
 
 /** Where links in answers point: the design host's public base URL. */
+/** Where image links point: the host's public base URL; empty, paths on whatever host serves the answer (pages). */
 export type GalleryLinks = { baseUrl: string };
 
 export const imagePath = (screenId: number, variantId: number) =>
   `/api/v1/screens/${screenId}/variants/${variantId}/image`;
 
 const imageUrl = (links: GalleryLinks, screenId: number, variantId: number) =>
-  new URL(imagePath(screenId, variantId), links.baseUrl).toString();
+  links.baseUrl ? new URL(imagePath(screenId, variantId), links.baseUrl).toString() : imagePath(screenId, variantId);
 
 /** The filters of a screens list with every name resolved to what the database holds. */
 export type ResolvedFilters = {

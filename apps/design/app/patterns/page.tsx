@@ -1,0 +1,37 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
+import { patterns } from "../../src/gallery/data";
+import { filterHref } from "../../src/gallery/query";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("gallery"))("patternsTitle") };
+}
+
+/** Every pattern the gallery's screens show, with what it is and how many show it, each a link into the grid. */
+export default async function PatternsPage() {
+  const t = await getTranslations("gallery");
+  const { items } = await patterns();
+  return (
+    <div className="stack-large">
+      <header>
+        <h1>{t("patternsTitle")}</h1>
+        <p className="lead">{t("patternsLead")}</p>
+      </header>
+      {items.length === 0 ? (
+        <p className="card">{t("emptyGallery")}</p>
+      ) : (
+        <ul className="term-list">
+          {items.map((pattern) => (
+            <li key={pattern.slug} className="card">
+              <h2>
+                <a href={filterHref("patterns", pattern.slug)}>{pattern.label}</a>{" "}
+                <span className="count">{t("screenCount", { count: pattern.count })}</span>
+              </h2>
+              {pattern.definition && <p>{pattern.definition}</p>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
