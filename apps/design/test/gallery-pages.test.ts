@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { launchChromium } from "@shelf/api/testing/apps";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousViolations } from "./axe";
 import { designDir, type RunningServer, startDesignServer } from "./server";
 
 /**
@@ -15,7 +15,6 @@ import { designDir, type RunningServer, startDesignServer } from "./server";
  */
 
 const shots = path.join(designDir, "test-results/pages");
-const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let testDb: TestDatabase;
 let server: RunningServer;
@@ -61,17 +60,6 @@ async function open(context: BrowserContext, target: string) {
   });
   const response = await page.goto(`${server.url}${target}`);
   return { page, response, errors, elsewhere };
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
 }
 
 /** The grid's facet counts as the page shows them: filter name -> value label -> count. */

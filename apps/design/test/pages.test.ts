@@ -1,16 +1,15 @@
 import fs from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { launchChromium } from "@shelf/api/testing/apps";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousViolations } from "./axe";
 import { designDir, type RunningServer, startDesignServer } from "./server";
 
 /** The design app's pages in Debian's Chromium against the production build (screenshots in test-results/pages). */
 
 const shots = path.join(designDir, "test-results/pages");
-const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let testDb: TestDatabase;
 let server: RunningServer;
@@ -41,17 +40,6 @@ function watch(page: Page) {
     errors,
     elsewhere: () => requests.filter((url) => new URL(url).origin !== server.url && !url.startsWith("data:")),
   };
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
 }
 
 describe("the API reference page", () => {
