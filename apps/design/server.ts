@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createDesignApiEdge, scheduleReplayResume } from "@shelf/api";
+import { createDesignApiEdge, createDesignMcpEdge, scheduleReplayResume } from "@shelf/api";
 import { seedDemoGallery } from "@shelf/api/demo";
 import { failStart, startHost } from "@shelf/api/host";
 import next from "next";
@@ -47,7 +47,10 @@ async function main() {
       const replays = scheduleReplayResume(host.db, host.files.store, { intervalMs: 60_000, log: host.log });
       // Edges are asked in order: an edge for paths the agent API would also claim (its first segments) goes first.
       return {
-        edges: [createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS })],
+        edges: [
+          createDesignMcpEdge(host.edge),
+          createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS }),
+        ],
         close: () => replays.stop(),
       };
     },

@@ -4,13 +4,13 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordSecret } from "@shelf/api/testing";
+import { conformanceAuthorization, freePort } from "@shelf/api/testing/conformance";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
 import { launchChromium } from "./browser";
-import { conformanceAuthorization, freePort } from "./conformance";
 import { type RunningServer, startServer } from "./server";
 
 /**

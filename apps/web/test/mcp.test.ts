@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { bearerProxy, conformance } from "@shelf/api/testing/conformance";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
-import { bearerProxy, conformance } from "./conformance";
 import { type RunningServer, startServer } from "./server";
 
 /**

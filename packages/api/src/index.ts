@@ -26,6 +26,7 @@ export {
 } from "./delivery";
 export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export { createDesignMcpEdge, DESIGN_MCP_PATH } from "./design-mcp/edge";
 export { GALLERY_LOCK } from "./design-gallery/replay";
 export * as gallerySearch from "./design-gallery/search";
 export * as galleryMask from "./design-gallery/variant-mask";

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -9,21 +8,27 @@ import {
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { databaseUnavailable, withDeadline } from "@shelf/db";
-import { callTRPCProcedure, TRPCError } from "@trpc/server";
+import { withDeadline } from "@shelf/db";
 import { accountAbilities } from "../abilities";
 import type { Caller, Credential } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { apiKeyResolver, type CredentialPolicy, resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";
-import { hostNames } from "../edge/hosts";
-import { type EdgeRequest, JSON_TYPE, readBody } from "../edge/request";
-import { domainErrorBody, type EdgeResult, errorResult, errorToResponse, jsonResult } from "../edge/results";
+import type { EdgeRequest } from "../edge/request";
+import { domainErrorBody, type EdgeResult, errorResult, jsonResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
-import { DomainError, ValidationError } from "../errors";
-import { JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import { accessTokenResolver } from "../oauth/tokens";
+import {
+  allowedHostsFor,
+  callProcedureTool,
+  fromResponse,
+  readRpcMessage,
+  rpcError,
+  safeJson,
+  sameOrigin,
+  serveStateless,
+} from "./http";
 import { endMcpSession, openMcpSession, touchMcpSession } from "./sessions";
 import { type AccountTool, accountTools, toolsFor } from "./tools";
 
@@ -75,7 +80,6 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
   const resource = `${base.origin}${MCP_PATH}`;
   const resourceMetadata = `${base.origin}/.well-known/oauth-protected-resource${MCP_PATH}`;
   const hosts = allowedHostsFor(base, options.allowedHosts ?? []);
-  const origins = new Set([...hosts].map((host) => `${base.protocol}//${host}`));
   const { log } = options;
 
   /** 401 with the challenge that sends an MCP client to discovery (RFC 9728 section 5.1). */
@@ -117,11 +121,7 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     const path = request.target.split("?", 1)[0];
     if (path !== MCP_PATH) return errorResult("not_found", "No such API endpoint.");
     // DNS rebinding: a page on another site reaching this server through a name that resolves to it.
-    const host = request.header("host")?.toLowerCase();
-    const origin = request.header("origin");
-    if (!host || !hosts.has(host) || (origin !== undefined && !origins.has(origin.toLowerCase()))) {
-      return errorResult("forbidden_origin");
-    }
+    if (!sameOrigin(request, hosts, base)) return errorResult("forbidden_origin");
     if (request.method === "OPTIONS") return { status: 204, headers: { allow: "POST, DELETE, OPTIONS" }, body: null };
     if (request.method !== "POST" && request.method !== "DELETE") {
       // No server-to-client stream: every answer comes back on the POST that asked (JSON responses).
@@ -156,26 +156,9 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
       return { status: 204, headers: {}, body: null };
     }
 
-    const contentType = request.header("content-type") ?? "";
-    if (!JSON_TYPE.test(contentType)) return errorResult("unsupported_media_type");
-    const read = await readBody(request, maxBodyBytes);
-    if (!read.ok) {
-      return read.reason === "too_large"
-        ? errorResult("payload_too_large")
-        : errorResult("malformed_request", "The request body ended before it was complete.");
-    }
-    const json = parseClientJson(read.bytes.toString("utf8"));
-    if (!json.ok && json.reason === "too_deep") return rpcError(422, `Invalid request: the body ${TOO_DEEP}.`, -32600);
-    if (!json.ok) return rpcError(400, "Parse error: the body is not JSON.", -32700);
-    const parsed = json.value;
-    // The 2025-11-25 revision has no batches: one HTTP request is one message, and costs one unit of the limit.
-    if (Array.isArray(parsed)) {
-      return rpcError(
-        400,
-        "Invalid request: JSON-RPC batches are not supported; send one message per request.",
-        -32600,
-      );
-    }
+    const body = await readRpcMessage(request, maxBodyBytes);
+    if (!body.ok) return body.result;
+    const parsed = body.message;
     const messages: JsonRpcMessage[] = [parsed].filter(
       (message): message is JsonRpcMessage => typeof message === "object" && message !== null,
     );
@@ -245,16 +228,7 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}.`);
       return callTool(tool, params.arguments ?? {}, caller, request, requestId);
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(toWebRequest(request), { parsedBody: body });
-    } finally {
-      await server.close();
-    }
+    return serveStateless(server, request, MCP_PATH, body);
   }
 
   async function callTool(
@@ -272,31 +246,17 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
       acceptLanguage: request.header("accept-language"),
       keyBrand: options.keyBrand,
     });
-    try {
-      const output = await withDeadline(
-        callTRPCProcedure({
-          router: options.router,
-          path: tool.procedure,
-          type: tool.type,
-          ctx: context,
-          getRawInput: async () => args,
-          signal: undefined,
-          batchIndex: 0,
-        }),
-        dbDeadlineMs,
-      );
-      const text = output instanceof JsonText ? output.text : output === undefined ? "{}" : JSON.stringify(output);
-      return { content: [{ type: "text", text }] };
-    } catch (error) {
-      const cause = error instanceof TRPCError && error.cause ? error.cause : error;
-      if (cause instanceof DomainError || cause instanceof ValidationError || error instanceof TRPCError) {
-        const mapped = errorToResponse(error);
-        if (!mapped.unexpected) return toolError(mapped.body);
-      }
-      if (databaseUnavailable(error)) throw error;
-      log.error({ reqId: requestId, err: error, tool: tool.name }, "MCP tool failed");
-      return toolError({ message: "The tool failed unexpectedly.", error: "internal_error" });
-    }
+    return callProcedureTool({
+      router: options.router,
+      path: tool.procedure,
+      type: tool.type,
+      ctx: context,
+      input: () => args,
+      dbDeadlineMs,
+      log,
+      requestId,
+      tool: tool.name,
+    });
   }
 
   return {
@@ -315,50 +275,4 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
  */
 function sessionOwner(caller: Caller): string {
   return caller.type === "oauth_token" ? `app:${caller.clientId}:account:${caller.accountId}` : credentialKey(caller);
-}
-
-/** The host names a request may name: the base URL's, those configured, and the loopback names of a loopback base. */
-function allowedHostsFor(base: URL, extra: readonly string[]): Set<string> {
-  const loopback = ["localhost", "127.0.0.1", "[::1]"];
-  const names = loopback.includes(base.hostname) ? loopback : [base.hostname];
-  const port = base.port ? `:${base.port}` : "";
-  // hostNames: each as a Host header may write it, the scheme's default port spelled out or not.
-  const own = names.flatMap((name) => hostNames(`${base.protocol}//${name}${port}`));
-  return new Set([...own, ...extra.map((host) => host.toLowerCase())]);
-}
-
-function toolError(body: Record<string, unknown>): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
-}
-
-/** A JSON-RPC error answer for transport-level refusals (sessions, versions), as MCP clients expect them. */
-function rpcError(status: number, message: string, code = -32000): EdgeResult {
-  return jsonResult(status, { jsonrpc: "2.0", error: { code, message }, id: null });
-}
-
-function toWebRequest(request: EdgeRequest): Request {
-  const headers = new Headers();
-  for (const name of ["accept", "content-type", "mcp-protocol-version", "accept-language"]) {
-    const value = request.header(name);
-    if (value !== undefined) headers.set(name, value);
-  }
-  return new Request(`http://mcp.invalid${MCP_PATH}`, { method: "POST", headers });
-}
-
-async function fromResponse(response: Response): Promise<EdgeResult> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const text = await response.text();
-  return { status: response.status, headers, body: text.length > 0 ? text : null };
-}
-
-function safeJson(body: EdgeResult["body"]): unknown {
-  if (typeof body !== "string") return null;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return null;
-  }
 }

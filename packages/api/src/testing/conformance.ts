@@ -2,7 +2,9 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { repoRoot } from "./admin-cli";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 
 const tools = path.join(repoRoot, ".tools/conformance/node_modules");
 const node = path.join(tools, "node/bin/node");

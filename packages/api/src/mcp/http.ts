@@ -1,0 +1,181 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { databaseUnavailable, withDeadline } from "@shelf/db";
+import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
+import type { Context } from "../context";
+import { hostNames } from "../edge/hosts";
+import { type EdgeRequest, JSON_TYPE, readBody } from "../edge/request";
+import { type EdgeResult, errorResult, errorToResponse, jsonResult } from "../edge/results";
+import { DomainError, ValidationError } from "../errors";
+import { JsonText, parseClientJson, TOO_DEEP } from "../json-text";
+import type { Logger } from "../log";
+
+/*
+ * What every MCP endpoint of this project does alike over HTTP (the account MCP, the design MCP): which hosts and
+ * origins may reach it (DNS rebinding), how a JSON-RPC message is read from the body, how a transport-level refusal is
+ * answered, and how the SDK's transport is handed a request and its answer taken back.
+ */
+
+/** The host names a request may name: the base URL's, those configured, and the loopback names of a loopback base. */
+export function allowedHostsFor(base: URL, extra: readonly string[]): Set<string> {
+  const loopback = ["localhost", "127.0.0.1", "[::1]"];
+  const names = loopback.includes(base.hostname) ? loopback : [base.hostname];
+  const port = base.port ? `:${base.port}` : "";
+  // hostNames: each as a Host header may write it, the scheme's default port spelled out or not.
+  const own = names.flatMap((name) => hostNames(`${base.protocol}//${name}${port}`));
+  return new Set([...own, ...extra.map((host) => host.toLowerCase())]);
+}
+
+/** Whether a request's Host and Origin name this server (a page elsewhere reaching it through a name it resolves). */
+export function sameOrigin(request: EdgeRequest, hosts: Set<string>, base: URL): boolean {
+  const host = request.header("host")?.toLowerCase();
+  const origin = request.header("origin")?.toLowerCase();
+  if (!host || !hosts.has(host)) return false;
+  return origin === undefined || [...hosts].some((name) => origin === `${base.protocol}//${name}`);
+}
+
+export function toolError(body: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
+}
+
+/** A JSON-RPC error answer for transport-level refusals (sessions, versions), as MCP clients expect them. */
+export function rpcError(status: number, message: string, code = -32000, data?: unknown): EdgeResult {
+  return jsonResult(status, {
+    jsonrpc: "2.0",
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+    id: null,
+  });
+}
+
+/**
+ * One JSON-RPC message from the body: JSON (415 otherwise) within the size limit (413), parsed under the nesting
+ * limit (a JSON-RPC error otherwise). A batch is refused: the 2025-11-25 revision has none, and one HTTP request is
+ * one call and one unit of the rate limit.
+ */
+export async function readRpcMessage(
+  request: EdgeRequest,
+  maxBodyBytes: number,
+): Promise<{ ok: true; message: unknown } | { ok: false; result: EdgeResult }> {
+  if (!JSON_TYPE.test(request.header("content-type") ?? "")) {
+    return { ok: false, result: errorResult("unsupported_media_type") };
+  }
+  const read = await readBody(request, maxBodyBytes);
+  if (!read.ok) {
+    const result =
+      read.reason === "too_large"
+        ? errorResult("payload_too_large")
+        : errorResult("malformed_request", "The request body ended before it was complete.");
+    return { ok: false, result };
+  }
+  const json = parseClientJson(read.bytes.toString("utf8"));
+  if (!json.ok && json.reason === "too_deep") {
+    return { ok: false, result: rpcError(422, `Invalid request: the body ${TOO_DEEP}.`, -32600) };
+  }
+  if (!json.ok) return { ok: false, result: rpcError(400, "Parse error: the body is not JSON.", -32700) };
+  if (Array.isArray(json.value)) {
+    return {
+      ok: false,
+      result: rpcError(
+        400,
+        "Invalid request: JSON-RPC batches are not supported; send one message per request.",
+        -32600,
+      ),
+    };
+  }
+  return { ok: true, message: json.value };
+}
+
+/** The request as the SDK's web-standard transport reads it (the body is handed over already parsed). */
+export function toWebRequest(request: EdgeRequest, path: string): Request {
+  const headers = new Headers();
+  for (const name of ["accept", "content-type", "mcp-protocol-version", "accept-language"]) {
+    const value = request.header(name);
+    if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(`http://mcp.invalid${path}`, { method: "POST", headers });
+}
+
+export async function fromResponse(response: Response): Promise<EdgeResult> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const text = await response.text();
+  return { status: response.status, headers, body: text.length > 0 ? text : null };
+}
+
+export function safeJson(body: EdgeResult["body"]): unknown {
+  if (typeof body !== "string") return null;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One SDK server on one stateless transport for one request, answered as JSON: the server is built per request (its
+ * tools are the caller's), so nothing of it outlives the request.
+ */
+export async function serveStateless(server: Server, request: EdgeRequest, path: string, message: unknown) {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(toWebRequest(request, path), { parsedBody: message });
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * A tool's call of a procedure, exactly as its REST route calls it (the procedure's own checks run again), within
+ * the database deadline: the answer as text and, when `structured` makes one, as `structuredContent`; what the
+ * caller got wrong as a tool error in the contract's body; a database that cannot answer as the edge's 503; anything
+ * else logged and answered as a tool error.
+ */
+export async function callProcedureTool(options: {
+  router: AnyRouter;
+  path: string;
+  type: "query" | "mutation";
+  ctx: Context;
+  input: () => unknown;
+  dbDeadlineMs: number;
+  log: Logger;
+  requestId: string;
+  tool: string;
+  structured?: (answer: unknown) => Record<string, unknown>;
+}): Promise<CallToolResult> {
+  try {
+    const output = await withDeadline(
+      callTRPCProcedure({
+        router: options.router,
+        path: options.path,
+        type: options.type,
+        ctx: options.ctx,
+        getRawInput: async () => options.input(),
+        signal: undefined,
+        batchIndex: 0,
+      }),
+      options.dbDeadlineMs,
+    );
+    if (options.structured) {
+      const structured = options.structured(output instanceof JsonText ? JSON.parse(output.text) : output);
+      return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+    }
+    const text = output instanceof JsonText ? output.text : output === undefined ? "{}" : JSON.stringify(output);
+    return { content: [{ type: "text", text }] };
+  } catch (error) {
+    const cause = error instanceof TRPCError && error.cause ? error.cause : error;
+    if (cause instanceof DomainError || cause instanceof ValidationError || error instanceof TRPCError) {
+      const mapped = errorToResponse(error);
+      if (!mapped.unexpected) return toolError(mapped.body);
+    }
+    if (databaseUnavailable(error)) throw error;
+    options.log.error({ reqId: options.requestId, err: error, tool: options.tool }, "MCP tool failed");
+    return toolError({ message: "The tool failed unexpectedly.", error: "internal_error" });
+  }
+}
