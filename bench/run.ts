@@ -1,6 +1,6 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes, randomFillSync } from "node:crypto";
-import { createReadStream, existsSync, readdirSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -17,9 +17,9 @@ import {
 import { fromFetch } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/server";
-import autocannon from "autocannon";
 import postgres from "postgres";
 import { loadBenchData } from "./data";
+import { cpuMs, load, postgresCpuMs, startProcess } from "./harness";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SECONDS = Number(process.env.SHELF_BENCH_SECONDS ?? 10);
@@ -537,61 +537,6 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
   return result;
 }
 
-function load(
-  scenario: Pick<Scenario, "port" | "path" | "method" | "headers" | "body" | "nextBody">,
-  duration: number,
-  connections: number,
-) {
-  const { nextBody } = scenario;
-  return autocannon({
-    url: `http://127.0.0.1:${scenario.port}${scenario.path}`,
-    method: scenario.method ?? "GET",
-    headers: scenario.headers,
-    body: scenario.body,
-    ...(nextBody
-      ? {
-          requests: [
-            {
-              method: scenario.method ?? "GET",
-              headers: scenario.headers,
-              setupRequest: (request: Record<string, unknown>) => ({ ...request, body: nextBody() }),
-            },
-          ],
-        }
-      : {}),
-    duration,
-    connections,
-  });
-}
-
-async function startProcess(args: string[], cwd: string, env: Record<string, string>, ready: RegExp) {
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
-    let started = false;
-    const onData = (chunk: Buffer) => {
-      if (started) return;
-      output += chunk;
-      const match = ready.exec(output);
-      if (match) {
-        started = true;
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-  return { child, port };
-}
-
 const DOWNLOAD_MB = Number(process.env.SHELF_BENCH_DOWNLOAD_MB ?? 512);
 const DOWNLOAD_RUNS = 5;
 
@@ -682,27 +627,6 @@ async function appcastEtag(port: number, data: Awaited<ReturnType<typeof loadBen
   );
   await response.arrayBuffer();
   return response.headers.get("etag") as string;
-}
-
-/** CPU time (user and system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** CPU time of every PostgreSQL process on this machine (the server the bench uses, embedded or not), in ms. */
-function postgresCpuMs(): number {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.includes("(postgres)")) total += cpuMs(Number(entry));
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return total;
 }
 
 function peakRss(pid: number): number {

@@ -103,6 +103,9 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     });
   }
 
+  /** The limit's headers of each request once it is counted. */
+  const limitHeaders = new WeakMap<EdgeRequest, Record<string, string>>();
+
   async function handle(request: EdgeRequest): Promise<EdgeResult> {
     const requestId = request.requestId ?? randomUUID();
     let result: EdgeResult;
@@ -113,6 +116,8 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     }
     result.headers["x-request-id"] = requestId;
     result.headers["cache-control"] ??= "no-store";
+    result.headers["x-content-type-options"] = "nosniff";
+    Object.assign(result.headers, limitHeaders.get(request));
     result.route = `${request.method} ${MCP_PATH}`;
     return result;
   }
@@ -144,6 +149,11 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
       return insufficient(caller, "mcp.read", "The account MCP needs the mcp.read ability.");
     }
     const limited = await options.rateLimiter.consume(credentialKey(caller));
+    // The REST answers' limit headers, on every answer past this point (handle adds them).
+    limitHeaders.set(request, {
+      "x-ratelimit-limit": String(limited.limit),
+      "x-ratelimit-remaining": String(limited.remaining),
+    });
     if (!limited.allowed) {
       return errorResult("rate_limited", undefined, { "retry-after": String(limited.retryAfterSeconds) });
     }

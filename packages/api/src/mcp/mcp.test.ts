@@ -96,6 +96,11 @@ describe("account MCP", () => {
     }));
     const batch = await send([initialize, ...calls]);
     expect(batch.status).toBe(400);
+    // The REST answers' common headers, here too.
+    expect(batch.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(batch.headers.get("x-request-id")).toBeTruthy();
+    expect(batch.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(batch.headers.get("x-ratelimit-remaining")).toBe("2");
     expect(await batch.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
     // The batch took one of the three: two more requests, then the limit.
     const statuses = [];

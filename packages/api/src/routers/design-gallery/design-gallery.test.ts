@@ -7,7 +7,7 @@ import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";
 import { randomScreens, type ScreenSpec, seededRandom, seedRun } from "../../testing/gallery";
-import { pageSizeFor } from "./schemas";
+import { pageSizeFor, ScreensPage } from "./schemas";
 
 /*
  * The screens list against a brute-force filter of the same rows: a seeded random gallery of a few hundred screens
@@ -217,6 +217,8 @@ function queryOf(f: Filters, extra: Record<string, string> = {}, style: "comma" 
 async function list(f: Filters, extra: Record<string, string> = {}, style: "comma" | "repeat" = "comma") {
   const answer = await request(`/api/v1/screens?${queryOf(f, extra, style)}`);
   expect(answer.status, answer.text.slice(0, 400)).toBe(200);
+  // The route writes its JSON once without checking it again: every answer here is checked against the schema.
+  expect(() => ScreensPage.strict().parse(answer.body)).not.toThrow();
   return answer.body;
 }
 
