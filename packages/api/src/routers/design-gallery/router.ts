@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { deliveryOf } from "../../context";
-import { JsonText, jsonTextOf } from "../../json-text";
 import { storedFile } from "../../delivery/artifacts";
+import { JsonText, jsonTextOf } from "../../json-text";
 import { FileOutput } from "../../plain";
 import { publicProcedure, router } from "../../trpc";
 import { COLLECT_CONTENT_TYPES } from "../design-collect/capture-meta";
