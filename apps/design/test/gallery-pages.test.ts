@@ -198,6 +198,36 @@ describe("the gallery grid", () => {
     await context.close();
   });
 
+  it("keeps the filters in a closed panel above the grid at phone width, beside it and open on a desktop", async () => {
+    const phone = await browser.newContext({ locale: "en-US", viewport: { width: 390, height: 844 } });
+    const { page } = await open(phone, "/screens");
+    const panel = page.locator("details.facets-panel");
+    const grid = page.locator("#screen-grid");
+    expect(await panel.getAttribute("open")).toBeNull();
+    expect(await page.locator(".facets").isVisible()).toBe(false);
+    const [panelBox, gridBox] = [await panel.boundingBox(), await grid.boundingBox()];
+    expect((panelBox?.y ?? 0) + (panelBox?.height ?? 0)).toBeLessThanOrEqual(gridBox?.y ?? 0);
+    // The first cards are on the first screen, not below the filters.
+    expect(gridBox?.y ?? 844).toBeLessThan(844);
+    await panel.locator("> summary").click();
+    const link = page.locator("#facet-patterns ~ ul a").first();
+    await link.waitFor({ state: "visible" });
+    await link.click();
+    await page.waitForURL(/patterns=/);
+    expect(await page.locator("details.facets-panel > summary").textContent()).toBe("Filters (1)");
+    await phone.close();
+    const desktop = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
+    const wide = await open(desktop, "/screens");
+    expect(await wide.page.locator("details.facets-panel > summary").isVisible()).toBe(false);
+    expect(await wide.page.locator("#facet-patterns ~ ul a").first().isVisible()).toBe(true);
+    const [facetsBox, cardsBox] = [
+      await wide.page.locator(".facets").boundingBox(),
+      await wide.page.locator("#screen-grid").boundingBox(),
+    ];
+    expect((facetsBox?.x ?? 0) + (facetsBox?.width ?? 0)).toBeLessThanOrEqual(cardsBox?.x ?? 0);
+    await desktop.close();
+  });
+
   it("comes back to the same scroll position after opening a screen, at phone width", async () => {
     const context = await browser.newContext({ locale: "en-US", viewport: { width: 390, height: 800 } });
     const { page } = await open(context, "/screens");

@@ -53,6 +53,11 @@ const ApiEnv = z
     SHELF_DESIGN_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())
       .transform((value) => value?.replace(/\/+$/, "")),
+    /**
+     * Memory for the gallery's facets per filter set (MB, per process): each is counted once per replay and kept
+     * until the next; 0 counts every request.
+     */
+    SHELF_GALLERY_FACET_CACHE_MB: z.coerce.number().min(0).max(4096).default(32),
     /** How long a collect run holds the design host's collection lock without an upload (each upload renews it). */
     SHELF_COLLECT_LEASE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
     /** Public base URL of the app host (feeds, release downloads, signed download links); unset: SHELF_BASE_URL. */

@@ -126,41 +126,45 @@ export default async function ScreensPage({ searchParams }: Props) {
         </ul>
       )}
       <div className="gallery-body">
-        <nav className="facets" aria-label={t("facets")}>
-          {facets &&
-            FILTERS.filter((name) => facets[name].length > 0 || query.has(name)).map((name: FilterName) => {
-              const values = facets[name];
-              const chosen = new Set(query.getAll(name));
-              // A list filter adds or drops the value; a one-value filter takes it, or lets it go when it is chosen.
-              const link = (value: string) =>
-                LIST_FILTERS.has(name)
-                  ? gridHref(query, { toggle: [name, value] })
-                  : chosen.has(value)
-                    ? gridHref(query, { remove: name })
-                    : gridHref(query, { set: [name, value] });
-              const item = (facet: { value: string; label: string; count: number }) => (
-                <li key={facet.value}>
-                  <a href={link(facet.value)} aria-current={chosen.has(facet.value) ? "true" : undefined}>
-                    {name === "colors" && <Swatch color={facet.value} />}
-                    <span className="facet-label">{valueLabel(name, facet.value, facet.label)}</span>
-                    <span className="count">{facet.count}</span>
-                  </a>
-                </li>
-              );
-              return (
-                <section key={name} className="facet" aria-labelledby={`facet-${name}`}>
-                  <h2 id={`facet-${name}`}>{t(`filters.${name}`)}</h2>
-                  <ul>{values.slice(0, SHOWN).map(item)}</ul>
-                  {values.length > SHOWN && (
-                    <details>
-                      <summary>{t("moreValues", { count: values.length - SHOWN })}</summary>
-                      <ul>{values.slice(SHOWN).map(item)}</ul>
-                    </details>
-                  )}
-                </section>
-              );
-            })}
-        </nav>
+        {/* At phone width a panel above the grid, closed until asked for; wider, always open beside it. */}
+        <details className="facets-panel">
+          <summary>{t("facetsToggle", { count: active.length })}</summary>
+          <nav className="facets" aria-label={t("facets")}>
+            {facets &&
+              FILTERS.filter((name) => facets[name].length > 0 || query.has(name)).map((name: FilterName) => {
+                const values = facets[name];
+                const chosen = new Set(query.getAll(name));
+                // A list filter adds or drops the value; a one-value filter takes it, or lets it go when it is chosen.
+                const link = (value: string) =>
+                  LIST_FILTERS.has(name)
+                    ? gridHref(query, { toggle: [name, value] })
+                    : chosen.has(value)
+                      ? gridHref(query, { remove: name })
+                      : gridHref(query, { set: [name, value] });
+                const item = (facet: { value: string; label: string; count: number }) => (
+                  <li key={facet.value}>
+                    <a href={link(facet.value)} aria-current={chosen.has(facet.value) ? "true" : undefined}>
+                      {name === "colors" && <Swatch color={facet.value} />}
+                      <span className="facet-label">{valueLabel(name, facet.value, facet.label)}</span>
+                      <span className="count">{facet.count}</span>
+                    </a>
+                  </li>
+                );
+                return (
+                  <section key={name} className="facet" aria-labelledby={`facet-${name}`}>
+                    <h2 id={`facet-${name}`}>{t(`filters.${name}`)}</h2>
+                    <ul>{values.slice(0, SHOWN).map(item)}</ul>
+                    {values.length > SHOWN && (
+                      <details>
+                        <summary>{t("moreValues", { count: values.length - SHOWN })}</summary>
+                        <ul>{values.slice(SHOWN).map(item)}</ul>
+                      </details>
+                    )}
+                  </section>
+                );
+              })}
+          </nav>
+        </details>
         <section className="results" aria-label={t("results")}>
           {page.items.length === 0 ? (
             <div className="card empty">

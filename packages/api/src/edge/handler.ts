@@ -511,7 +511,10 @@ function finish(request: EdgeRequest, result: EdgeResult): EdgeResult {
   if (result.status >= 400) headers["cache-control"] = "no-store";
   const isRead = request.method === "GET" || request.method === "HEAD";
   if (isRead && result.status === 200 && headers.etag === undefined && typeof result.body === "string") {
-    headers.etag = `W/"${createHash("sha1").update(result.body).digest("base64url")}"`;
+    // Encoded once: the hash and the socket take the same bytes.
+    const bytes = Buffer.from(result.body);
+    result.body = bytes;
+    headers.etag = `W/"${createHash("sha1").update(bytes).digest("base64url")}"`;
     headers["cache-control"] ??= "private, no-cache";
     const lastModified = headers["last-modified"] ? new Date(headers["last-modified"]) : null;
     if (notModified(request, headers.etag, lastModified)) {

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import {
   type AnyPgColumn,
+  bigint,
   boolean,
   check,
   index,
@@ -335,4 +336,18 @@ export const galleryCounts = pgTable(
     ref: integer(),
   },
   (t) => [primaryKey({ columns: [t.facet, t.value] }), check("gallery_counts_count", sql`${t.count} >= 0`)],
+);
+
+/**
+ * One row: the gallery's generation, which each replay raises in its transaction (with gallery_counts). What a
+ * process computed from the gallery (the facets of a filter) holds until the generation it was computed under
+ * changes, so every instance can keep it without ever serving what an older gallery said.
+ */
+export const galleryGeneration = pgTable(
+  "gallery_generation",
+  {
+    one: boolean().primaryKey().default(true),
+    generation: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [check("gallery_generation_one_row", sql`${t.one}`)],
 );

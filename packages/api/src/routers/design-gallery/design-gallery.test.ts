@@ -22,6 +22,8 @@ let testDb: TestDatabase;
 let request: ReturnType<typeof createApiClient>;
 let rows: Row[];
 let vocabulary: Record<string, string[]>;
+let screens: ScreenSpec[];
+let delivery: Awaited<ReturnType<typeof createTestDelivery>>;
 
 type Row = {
   id: number;
@@ -49,7 +51,7 @@ type Filters = Partial<Record<Single, string>> & Partial<Record<TermField, strin
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  const delivery = await createTestDelivery();
+  delivery = await createTestDelivery();
   const edge = createDesignApiEdge({
     db: testDb.db,
     delivery,
@@ -58,7 +60,7 @@ beforeAll(async () => {
     log: testLog,
   });
   request = createApiClient(testDb.db, { edge });
-  const screens = randomScreens(SEED, SCREENS);
+  screens = randomScreens(SEED, SCREENS);
   await seedRun(testDb.db, delivery.store, screens);
   // A later run captures some pages again, changed: their first screens become history.
   const random = seededRandom(SEED + 1);
@@ -428,5 +430,29 @@ describe("the gallery's screens list", () => {
     expect(again.status).toBe(304);
     const other = await request("/api/v1/screens?lang=en", { headers: { "if-none-match": etag } });
     expect(other.status).toBe(200);
+  });
+
+  // Last: it replays a third run.
+  it("counts a filter once per gallery generation: after the next replay it says what the gallery then holds", async () => {
+    const pattern = vocabulary.patterns?.[0] as string;
+    const f: Filters = { patterns: [pattern], lang: "ko" };
+    const before = await list(f);
+    expect(await list(f)).toEqual(before);
+    expect(facetCounts(before.facets)).toEqual(expectedFacets(f));
+    const unfiltered = await list({});
+    // A run captures the pattern's pages again without it.
+    const recaptured = screens
+      .filter((screen) => screen.patterns.includes(pattern))
+      .map((screen) => ({ ...screen, patterns: [], at: 200_000 }));
+    await seedRun(testDb.db, delivery.store, recaptured, { buildVersions: ["2026.11.3"] });
+    rows = await readRows();
+    const after = await list(f);
+    expect(after.total).toBeLessThan(before.total);
+    expect(after.total).toBe(expected(f).length);
+    expect(facetCounts(after.facets)).toEqual(expectedFacets(f));
+    expect((await list(f, { facets: "false" })).total).toBe(after.total);
+    const now = await list({});
+    expect(facetCounts(now.facets)).toEqual(expectedFacets({}));
+    expect(facetCounts(now.facets)).not.toEqual(facetCounts(unfiltered.facets));
   });
 });

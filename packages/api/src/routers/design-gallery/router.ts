@@ -17,7 +17,7 @@ import {
   TaxonomyInput,
   VariantImageInput,
 } from "./schemas";
-import { getApp, getScreen, listPatterns, listScreens, taxonomy, variantImage } from "./service";
+import { getApp, getScreen, listPatterns, listScreens, screensPageText, taxonomy, variantImage } from "./service";
 
 const tags = ["gallery"];
 
@@ -58,7 +58,7 @@ export const designGalleryRouter = router({
     .output(jsonTextOf(ScreensPage))
     .query(async ({ ctx, input }) => {
       cacheable(ctx);
-      return new JsonText(JSON.stringify(await listScreens(ctx.db, { baseUrl: ctx.baseUrl }, input)));
+      return new JsonText(screensPageText(await listScreens(ctx.db, { baseUrl: ctx.baseUrl }, input)));
     }),
 
   screen: publicProcedure
