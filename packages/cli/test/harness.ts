@@ -25,10 +25,24 @@ async function freePort(): Promise<number> {
  * body (optionally after a pause), or flip one byte of every body it carries.
  */
 export async function startProxy(upstreamPort: number) {
-  const settings = { cutAfter: null as number | null, stallMs: 0, tamper: false, cuts: 0 };
+  const settings = {
+    cutAfter: null as number | null,
+    stallMs: 0,
+    tamper: false,
+    /** Hide the client's Range header from the server, which then sends the whole file (200, not 206). */
+    stripRange: false,
+    cuts: 0,
+    /** The Range header of each request seen (null without one). */
+    ranges: [] as (string | null)[],
+  };
   const server = net.createServer((client) => {
     const upstream = net.connect(upstreamPort, "127.0.0.1");
-    client.pipe(upstream);
+    client.on("data", (chunk: Buffer) => {
+      let text = chunk.toString("latin1");
+      if (/^(GET|HEAD) /.test(text)) settings.ranges.push(/\r\nrange: *([^\r]+)/i.exec(text)?.[1] ?? null);
+      if (settings.stripRange) text = text.replace(/\r\nrange:/i, "\r\nx-no-range:");
+      upstream.write(Buffer.from(text, "latin1"));
+    });
     let head = Buffer.alloc(0);
     let bodySeen = -1;
     let cut = false;

@@ -15,7 +15,7 @@ import { downloadVerified, type Plan } from "../download";
 import { CliError, ExitCode } from "../errors";
 import { type InstallRecord, readInstalls, recordInstall } from "../installs";
 import type { InstallOutput, SetupOutput, UninstallOutput, UpdateOutput } from "../output";
-import { matchProduct, slugify } from "../product-match";
+import { matchProduct, resolveProduct, slugify } from "../product-match";
 import { checkUpdates } from "./catalog";
 
 const run = promisify(execFile);
@@ -23,10 +23,27 @@ const PlanData = z.object({ data: ProductInstallData });
 
 type Item = z.infer<typeof LibraryApiItemData>;
 
+/**
+ * The library's item for `term`. A product of the catalog that is not in the library is not the user's to install:
+ * exit 5 rather than "no such product".
+ */
 async function libraryItem(context: Context, term: string): Promise<Item> {
-  const data = await (await context.api()).get("/api/library", LibraryApiData);
+  const api = await context.api();
+  const data = await api.get("/api/library", LibraryApiData);
   const items = data.items.map((item) => ({ id: item.product.id, name: item.product.name, item }));
-  return matchProduct(term, items).item;
+  try {
+    return matchProduct(term, items).item;
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== "product_not_found") throw error;
+    const listed = await resolveProduct(api, term, "catalog").catch(() => null);
+    if (!listed) throw error;
+    throw new CliError(
+      `This account is not entitled to ${listed.name}, so it cannot be installed.`,
+      ExitCode.notEntitled,
+      "product_entitlement_required",
+      "Buy it or ask for access; `shelf library` lists what you can install.",
+    );
+  }
 }
 
 const isArchive = (filename: string) => /\.(zip|tar|tgz|tar\.(gz|xz|bz2|zst))$/i.test(filename);
