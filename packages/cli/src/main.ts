@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import { authStatus, login, logout, whoami } from "./commands/auth";
 import { library, products, releases, updates } from "./commands/catalog";
 import { install, setup, uninstall, update } from "./commands/install";
+import { licenseCheck } from "./commands/license";
 import { type Context, createContext, type GlobalOptions } from "./context";
 import { readEnv } from "./env";
 import { CliError, ExitCode, exitCodeHelp } from "./errors";
@@ -157,6 +158,14 @@ program
   .argument("<product>", "product id or name")
   .requiredOption("--done <steps>", "step numbers as the manual shows them, e.g. 1,2")
   .action(action((context, product: string, options: { done: string }) => setup(context, product, options)));
+
+program
+  .command("license")
+  .description("licenses")
+  .command("check")
+  .description("check this device's license for a product; works offline until its certificate expires")
+  .argument("<product>", "product id or name")
+  .action(action((context, product: string) => licenseCheck(context, product)));
 
 try {
   await program.parseAsync(process.argv);

@@ -132,6 +132,18 @@ export const SetupOutput = z.object({
   completed: z.boolean(),
 });
 
+export const LicenseCheckOutput = z.object({
+  product: ProductRef,
+  licensed: z.literal(true),
+  code: z.string(),
+  /** `online`: asked the service now; `cached`: verified offline before the policy's recheck time; `offline`: the
+   * service could not be reached and the cached certificate verified. */
+  source: z.enum(["online", "cached", "offline"]),
+  device_id: z.string(),
+  certificate_expires_at: z.string().nullable(),
+  recheck_after: z.string(),
+});
+
 /** Command name to its output schema, for the documentation and the tests. */
 export const outputSchemas = {
   error: ErrorOutput,
@@ -147,4 +159,5 @@ export const outputSchemas = {
   update: UpdateOutput,
   uninstall: UninstallOutput,
   setup: SetupOutput,
+  "license check": LicenseCheckOutput,
 };
