@@ -18,6 +18,8 @@ export type Config = {
   /** A random id for this machine, sent with license checks; made once. */
   device_id?: string;
   services?: Record<string, ServiceState>;
+  /** Whether the person agreed to share daily usage (`shelf usage consent on`); off until they do. */
+  usage_consent?: boolean;
 };
 
 export const configFile = (dirs: Folders) => path.join(dirs.config, "config.json");

@@ -18,6 +18,8 @@ export type ApiClientOptions = {
 export type RequestOptions = {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A multipart/form-data body instead of JSON (files). */
+  form?: FormData;
   /** Send without the key (device sign-in). */
   anonymous?: boolean;
   /** Retry on network errors even though the method is not idempotent (the request has no effect twice). */
@@ -70,7 +72,7 @@ export function createApiClient(options: ApiClientOptions) {
       }
       headers.authorization = `Bearer ${options.key}`;
     }
-    let body: string | undefined;
+    let body: string | FormData | undefined = request.form;
     if (request.body !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(request.body);

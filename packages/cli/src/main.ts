@@ -3,10 +3,14 @@ import { authStatus, login, logout, whoami } from "./commands/auth";
 import { library, products, releases, updates } from "./commands/catalog";
 import { install, setup, uninstall, update } from "./commands/install";
 import { licenseCheck } from "./commands/license";
+import { reportProblem } from "./commands/report";
+import { countLaunch, usageConsent, usagePush } from "./commands/usage";
+import { completionScript } from "./completion";
 import { type Context, createContext, type GlobalOptions } from "./context";
 import { readEnv } from "./env";
 import { CliError, ExitCode, exitCodeHelp } from "./errors";
 import { folders } from "./paths";
+import { resolveProduct } from "./product-match";
 import { CLIENT_VERSION } from "./version";
 
 const program = new Command("shelf");
@@ -166,6 +170,58 @@ program
   .description("check this device's license for a product; works offline until its certificate expires")
   .argument("<product>", "product id or name")
   .action(action((context, product: string) => licenseCheck(context, product)));
+
+const usage = program.command("usage").description("share how often you use products (only after you agree)");
+usage
+  .command("consent")
+  .description("agree (on) or stop (off) sharing daily launch counts; off deletes what was not sent")
+  .argument("<choice>", "on or off")
+  .action(action((context, choice: string) => usageConsent(context, choice)));
+usage
+  .command("push")
+  .description("send the launches counted on this machine since the last push")
+  .action(action((context) => usagePush(context)));
+usage
+  .command("record")
+  .description("count one launch of a product (for scripts that start it); nothing without consent")
+  .argument("<product>", "product id or name")
+  .option("--command <name>", "also count this command of the product")
+  .action(
+    action(async (context, term: string, options: { command?: string }) => {
+      const product = await resolveProduct(await context.api(), term, "library");
+      const counted = await countLaunch(context, product.id, options.command);
+      context.print(counted ? `Counted a launch of ${product.name}.` : "Not counted: usage sharing is off.");
+      return { product_id: product.id, counted };
+    }),
+  );
+
+program
+  .command("report")
+  .description("reports to support")
+  .command("problem")
+  .description("report a problem to support (asks for what is missing on a terminal)")
+  .option("--summary <text>", "what went wrong, in one line")
+  .option("--detail <text>", "what you did and what happened")
+  .option("--diagnostics", "attach a diagnostic bundle (client, system and installs; never your key)")
+  .action(
+    action((context, options: { summary?: string; detail?: string; diagnostics?: boolean }) =>
+      reportProblem(context, options),
+    ),
+  );
+
+program
+  .command("completion")
+  .description("print a shell completion script: shelf completion bash >> ~/.bashrc")
+  .argument("<shell>", "bash, zsh or fish")
+  .action((shell: string) => {
+    try {
+      process.stdout.write(completionScript(program, shell));
+      finish(ExitCode.ok);
+    } catch (error) {
+      process.stderr.write(`Error: ${(error as Error).message}\n`);
+      finish(ExitCode.usage);
+    }
+  });
 
 try {
   await program.parseAsync(process.argv);

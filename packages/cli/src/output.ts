@@ -144,6 +144,19 @@ export const LicenseCheckOutput = z.object({
   recheck_after: z.string(),
 });
 
+export const UsageConsentOutput = z.object({ consent: z.boolean(), discarded_days: z.number().int() });
+
+export const UsagePushOutput = z.object({ sent_days: z.number().int(), stored: z.number().int() });
+
+export const UsageRecordOutput = z.object({ product_id: z.number().int(), counted: z.boolean() });
+
+export const ReportOutput = z.object({
+  ticket_id: z.number().int(),
+  deduplicated: z.boolean(),
+  report_count: z.number().int(),
+  diagnostics_attached: z.boolean(),
+});
+
 /** Command name to its output schema, for the documentation and the tests. */
 export const outputSchemas = {
   error: ErrorOutput,
@@ -160,4 +173,8 @@ export const outputSchemas = {
   uninstall: UninstallOutput,
   setup: SetupOutput,
   "license check": LicenseCheckOutput,
+  "usage consent": UsageConsentOutput,
+  "usage push": UsagePushOutput,
+  "usage record": UsageRecordOutput,
+  "report problem": ReportOutput,
 };

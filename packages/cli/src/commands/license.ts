@@ -10,6 +10,7 @@ import { readJson, writeJson } from "../paths";
 import { matchProduct, resolveProduct } from "../product-match";
 import { loadTrust, requireClientVersion, serviceCache, verifyCertificate } from "../trust";
 import { CLIENT_VERSION } from "../version";
+import { countLaunch } from "./usage";
 
 /** What the client keeps of a product's last online check: enough to answer offline until the certificate ends. */
 type CachedLicense = {
@@ -67,6 +68,7 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
         : null;
     if (!known || !claims) return null;
     const until = new Date((claims.exp as number) * 1000).toISOString();
+    await countLaunch(context, product.id);
     context.print(
       `${product.name}: licensed (verified offline${reason === "offline" ? ": the service cannot be reached" : ""}; certificate valid until ${until}).`,
     );
@@ -156,6 +158,7 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     checked_at: data.checked_at,
   };
   await writeJson(licensesFile(context), cached);
+  await countLaunch(context, product.id);
   context.print(`${product.name}: licensed (checked online; works offline until ${data.certificate_expires_at}).`);
   return {
     product: { id: product.id, name: product.name },
