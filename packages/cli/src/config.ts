@@ -20,6 +20,8 @@ export type Config = {
   services?: Record<string, ServiceState>;
   /** Whether the person agreed to share daily usage (`shelf usage consent on`); off until they do. */
   usage_consent?: boolean;
+  /** Whether the client may send its own crashes to the service (`shelf report crashes on`); off until then. */
+  crash_reports?: boolean;
 };
 
 export const configFile = (dirs: Folders) => path.join(dirs.config, "config.json");

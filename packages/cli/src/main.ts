@@ -3,7 +3,7 @@ import { authStatus, login, logout, whoami } from "./commands/auth";
 import { library, products, releases, updates } from "./commands/catalog";
 import { install, setup, uninstall, update } from "./commands/install";
 import { licenseCheck } from "./commands/license";
-import { reportProblem } from "./commands/report";
+import { crashReports, reportProblem, sendCrashReport } from "./commands/report";
 import { countLaunch, usageConsent, usagePush } from "./commands/usage";
 import { completionScript } from "./completion";
 import { type Context, createContext, type GlobalOptions } from "./context";
@@ -43,7 +43,7 @@ function printError(error: CliError, json: boolean): void {
 function action<A extends unknown[]>(run: (context: Context, ...args: A) => Promise<unknown>) {
   return async (...args: A) => {
     const options = program.opts<GlobalOptions>();
-    let context: Context;
+    let context: Context | undefined;
     try {
       context = await createContext(readEnv(), folders(), options);
       const document = await run(context, ...args);
@@ -62,6 +62,9 @@ function action<A extends unknown[]>(run: (context: Context, ...args: A) => Prom
         "If this keeps happening, report it with `shelf report problem`.",
       );
       printError(wrapped, options.json === true);
+      if (context && (await sendCrashReport(context, error))) {
+        process.stderr.write("A crash report was sent to the service (turn it off: shelf report crashes off).\n");
+      }
       finish(ExitCode.failed);
     }
   };
@@ -195,9 +198,13 @@ usage
     }),
   );
 
-program
-  .command("report")
-  .description("reports to support")
+const report = program.command("report").description("reports to support");
+report
+  .command("crashes")
+  .description("let shelf send its own unexpected failures to the service (on), or not (off, the default)")
+  .argument("<choice>", "on or off")
+  .action(action((context, choice: string) => crashReports(context, choice)));
+report
   .command("problem")
   .description("report a problem to support (asks for what is missing on a terminal)")
   .option("--summary <text>", "what went wrong, in one line")

@@ -157,6 +157,8 @@ export const ReportOutput = z.object({
   diagnostics_attached: z.boolean(),
 });
 
+export const CrashReportsOutput = z.object({ crash_reports: z.boolean() });
+
 /** Command name to its output schema, for the documentation and the tests. */
 export const outputSchemas = {
   error: ErrorOutput,
@@ -177,4 +179,5 @@ export const outputSchemas = {
   "usage push": UsagePushOutput,
   "usage record": UsageRecordOutput,
   "report problem": ReportOutput,
+  "report crashes": CrashReportsOutput,
 };

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { createRateLimiter } from "@shelf/api";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement } from "@shelf/api/testing";
@@ -6,6 +8,7 @@ import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CrashReportsOutput,
   ErrorOutput,
   ReleasesOutput,
   ReportOutput,
@@ -109,6 +112,36 @@ describe("shelf report problem", () => {
     const missing = await shelf(["report", "problem", "--summary", "No detail"], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--detail is required");
+  });
+});
+
+describe("crash reports of the client", () => {
+  it("sends its own unexpected failure only after opting in, without the key", async () => {
+    const { env } = await deviceUser(server);
+    const installs = path.join(env.XDG_DATA_HOME as string, "shelf", "installs.json");
+    await fs.mkdir(path.dirname(installs), { recursive: true });
+    // A file left half-written by something else: reading it fails in a way shelf does not expect.
+    await fs.writeFile(installs, '{"1": {"name": ');
+    const marker = (await server.db.select().from(schema.errorReports)).length;
+    const quiet = await shelf(["library"], env);
+    expect(quiet.code).toBe(1);
+    expect(quiet.stderr).toContain("shelf failed unexpectedly");
+    expect(quiet.stderr).not.toContain("crash report was sent");
+    expect(await server.db.select().from(schema.errorReports)).toHaveLength(marker);
+
+    expect(parse(CrashReportsOutput, await shelf(["report", "crashes", "on", "--json"], env))).toEqual({
+      crash_reports: true,
+    });
+    const crashed = await shelf(["library"], env);
+    expect(crashed.code).toBe(1);
+    expect(crashed.stderr).toContain("A crash report was sent");
+    const reports = await server.db
+      .select()
+      .from(schema.errorReports)
+      .where(eq(schema.errorReports.appBundleId, "shelf-cli"));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.errorMessage).toMatch(/^SyntaxError: /);
+    expect(JSON.stringify(reports[0])).not.toContain(env.SHELF_API_KEY as string);
   });
 });
 

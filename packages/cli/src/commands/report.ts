@@ -1,11 +1,11 @@
 import os from "node:os";
 import { input } from "@inquirer/prompts";
-import { SupportReportData } from "@shelf/api/schemas";
+import { ErrorReportData, SupportReportData } from "@shelf/api/schemas";
 import type { z } from "zod";
 import type { Context } from "../context";
 import { CliError, ExitCode } from "../errors";
 import { readInstalls } from "../installs";
-import type { ReportOutput } from "../output";
+import type { CrashReportsOutput, ReportOutput } from "../output";
 import { CLIENT_VERSION } from "../version";
 import { deviceId } from "./license";
 
@@ -68,4 +68,54 @@ export async function reportProblem(context: Context, options: ReportOptions): P
     report_count: answer.ticket.report_count,
     diagnostics_attached: options.diagnostics === true,
   };
+}
+
+export async function crashReports(context: Context, choice: string): Promise<z.infer<typeof CrashReportsOutput>> {
+  if (choice !== "on" && choice !== "off") {
+    throw new CliError(`Say "on" or "off" (got "${choice}").`, ExitCode.usage, "usage");
+  }
+  await context.saveConfig((config) => {
+    config.crash_reports = choice === "on";
+  });
+  context.print(
+    choice === "on"
+      ? "When shelf itself fails unexpectedly, it sends the error and its stack to the service (never your key)."
+      : "shelf sends no crash reports.",
+  );
+  return { crash_reports: choice === "on" };
+}
+
+/**
+ * Sends an unexpected failure of the client itself (`POST /api/error-reports`, no key), only when the person opted
+ * in; waits at most three seconds and never fails the command further.
+ */
+export async function sendCrashReport(context: Context, error: unknown): Promise<boolean> {
+  if (context.config.crash_reports !== true) return false;
+  const failure = error instanceof Error ? error : new Error(String(error));
+  const report = context
+    .anonymousApi()
+    .post("/api/error-reports", ErrorReportData, {
+      anonymous: true,
+      body: {
+        app_bundle_id: "shelf-cli",
+        app_version: CLIENT_VERSION,
+        os_version: `${process.platform} ${os.release()}`.slice(0, 50),
+        device_model: process.arch,
+        error_type: "crash",
+        error_message: `${failure.name}: ${failure.message}`.slice(0, 10_000) || "unknown",
+        stack_trace: failure.stack?.slice(0, 50_000) ?? null,
+        context: {
+          command: process.argv
+            .slice(2, 4)
+            .filter((word) => !word.startsWith("-"))
+            .join(" "),
+        },
+      },
+    })
+    .then(
+      () => true,
+      () => false,
+    );
+  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3000).unref());
+  return Promise.race([report, timeout]);
 }
