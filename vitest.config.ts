@@ -13,7 +13,17 @@ export default defineConfig({
         test: {
           name: "packages",
           include: ["packages/**/*.test.ts", "apps/admin/**/*.test.ts", "tooling/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "tooling/design-collect/test/**"],
+          exclude: [...configDefaults.exclude, "tooling/design-collect/test/**", "packages/cli/**"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The command-line client's tests run the built `shelf` against servers of their own: once, not on both
+          // databases like the packages project (the client never touches a database).
+          name: "cli",
+          include: ["packages/cli/**/*.test.ts"],
+          globalSetup: ["packages/cli/test/global-setup.ts"],
         },
       },
       {

@@ -9,6 +9,7 @@ export * from "./routers/design-collect/capture-meta";
 export * from "./routers/design-collect/schemas";
 export * from "./routers/design-docs/schemas";
 export * from "./routers/design-manifest/schemas";
+export * from "./routers/device-sign-in/schemas";
 export * from "./routers/devices/schemas";
 export * from "./routers/entitlements/schemas";
 export * from "./routers/keys/schemas";

@@ -1,0 +1,1 @@
+export function build(): Promise<void>;

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/** The client's environment, read once at start (the house style: no `process.env` elsewhere). */
+const CliEnv = z.object({
+  SHELF_BASE_URL: z.string().trim().min(1).optional(),
+  /** A key for CI: wins over a stored one, and is never written anywhere. */
+  SHELF_API_KEY: z.string().trim().min(1).optional(),
+  /** `off` skips the OS keychain and keeps the key in the 0600 file. */
+  SHELF_KEYRING: z.enum(["auto", "off"]).default("auto"),
+  /** Milliseconds to wait for the OS keychain before falling back to the file. */
+  SHELF_KEYRING_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3000),
+  /** Where installs go unless `--dir` says otherwise (default: the data folder's `installs`). */
+  SHELF_INSTALL_DIR: z.string().min(1).optional(),
+  /** Any value turns off the daily "newer client" hint. */
+  SHELF_NO_UPDATE_NOTIFIER: z.string().optional(),
+  /** A desktop to open the sign-in page on (Linux). */
+  DISPLAY: z.string().optional(),
+  WAYLAND_DISPLAY: z.string().optional(),
+  /** Where agent skills are linked (~/.claude/skills, ~/.codex/skills). */
+  HOME: z.string().optional(),
+});
+export type CliEnv = z.infer<typeof CliEnv>;
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
+  const parsed = CliEnv.safeParse(source);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+  throw new Error(`The environment has a bad value: ${problems}`);
+}

@@ -1,0 +1,152 @@
+import type { z } from "zod";
+import { apiError, CliError, ExitCode } from "./errors";
+import { CLIENT_VERSION } from "./version";
+
+export type Say = (line: string) => void;
+
+export type ApiClientOptions = {
+  baseUrl: string;
+  key: string | null;
+  /** Where waits and retries are announced (stderr): the user sees why nothing happens for a while. */
+  say: Say;
+  /** Longest Retry-After the client waits out before giving up, in seconds. */
+  maxRetryAfterSeconds?: number;
+  /** Pauses before the network retries of safe requests, in milliseconds. */
+  backoffMs?: number[];
+};
+
+export type RequestOptions = {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** A multipart/form-data body instead of JSON (files). */
+  form?: FormData;
+  /** Send without the key (device sign-in). */
+  anonymous?: boolean;
+  /** Retry on network errors even though the method is not idempotent (the request has no effect twice). */
+  retrySafe?: boolean;
+};
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+const DEFAULT_BACKOFF_MS = [500, 1500, 4000];
+const MAX_RATE_LIMIT_WAITS = 3;
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Seconds a 429 or 503 asks to wait: `Retry-After` as seconds or as an HTTP date; null when absent or unreadable. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** Why a request never got an answer, in the user's words. */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+export const userAgent = () => `shelf-cli/${CLIENT_VERSION} node/${process.versions.node} ${process.platform}`;
+
+/**
+ * The service's REST API over HTTP: JSON in and out, the key as a Bearer header, answers checked against the shared
+ * schemas, errors turned into sentences, 429 waited out as Retry-After asks, network errors retried where safe.
+ */
+export function createApiClient(options: ApiClientOptions) {
+  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxWait = options.maxRetryAfterSeconds ?? 120;
+
+  async function send(method: string, path: string, request: RequestOptions): Promise<Response> {
+    const url = new URL(`${options.baseUrl}${path}`);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "user-agent": userAgent(),
+      "x-client-version": CLIENT_VERSION,
+    };
+    if (!request.anonymous) {
+      if (!options.key) {
+        throw new CliError("You are not signed in.", ExitCode.signInNeeded, "missing_api_key", "Run `shelf login`.");
+      }
+      headers.authorization = `Bearer ${options.key}`;
+    }
+    let body: string | FormData | undefined = request.form;
+    if (request.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(request.body);
+    }
+    const retryable = SAFE_METHODS.has(method) || request.retrySafe === true;
+    let rateLimitWaits = 0;
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(url, { method, headers, body, redirect: "manual" });
+      } catch (error) {
+        if (retryable && attempt < backoff.length) {
+          const pause = backoff[attempt] as number;
+          options.say(`Cannot reach ${url.origin} (${networkReason(error)}); retrying in ${pause / 1000} s.`);
+          await sleep(pause);
+          continue;
+        }
+        throw new CliError(
+          `Cannot reach the service at ${options.baseUrl} (${networkReason(error)}).`,
+          ExitCode.unreachable,
+          "unreachable",
+          "Check your connection and the address (--base-url or SHELF_BASE_URL).",
+        );
+      }
+      if (response.status === 429 && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
+        const seconds = retryAfterSeconds(response.headers.get("retry-after")) ?? 60;
+        if (seconds <= maxWait) {
+          rateLimitWaits++;
+          await response.body?.cancel();
+          options.say(`The service is rate limiting this client: waiting ${seconds} s as it asks (Retry-After).`);
+          await sleep(seconds * 1000);
+          continue;
+        }
+      }
+      return response;
+    }
+  }
+
+  async function request<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T> | null,
+    request: RequestOptions = {},
+  ): Promise<T> {
+    const response = await send(method, path, request);
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) throw apiError(response.status, body);
+    if (!schema) return body as T;
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new CliError(
+        `The service answered ${method} ${path} in a shape this client does not know.`,
+        ExitCode.failed,
+        "unexpected_answer",
+        "Update shelf (npm install -g @shelf/cli), or check --base-url points at a Shelf service.",
+      );
+    }
+    return parsed.data;
+  }
+
+  return {
+    baseUrl: options.baseUrl,
+    hasKey: options.key !== null,
+    get: <T>(path: string, schema: z.ZodType<T> | null, init?: RequestOptions) => request("GET", path, schema, init),
+    post: <T>(path: string, schema: z.ZodType<T> | null, init?: RequestOptions) => request("POST", path, schema, init),
+    put: <T>(path: string, schema: z.ZodType<T> | null, init?: RequestOptions) => request("PUT", path, schema, init),
+    /** The raw answer, for callers that read its status themselves (device sign-in polling). */
+    send,
+  };
+}
+export type ApiClient = ReturnType<typeof createApiClient>;

@@ -1,0 +1,4 @@
+declare const SHELF_CLI_VERSION: string | undefined;
+
+/** The client's version, from package.json at build time (the bundle defines it). */
+export const CLIENT_VERSION = typeof SHELF_CLI_VERSION === "string" ? SHELF_CLI_VERSION : "0.0.0-dev";

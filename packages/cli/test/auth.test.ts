@@ -1,0 +1,151 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { createAccount, signedInCaller } from "@shelf/api/testing";
+import { schema } from "@shelf/db";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthStatusOutput, ErrorOutput, LoginOutput, LogoutOutput, WhoamiOutput } from "../src/output";
+import { makeHome, type ShelfEnv, type ShelfServer, shelf, shelfEnv, startServer, startShelf } from "./harness";
+
+let server: ShelfServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server?.close());
+
+/** Runs `shelf login`, approving (or denying) its code through the service the device page calls. */
+async function loginAs(accountId: number, env: ShelfEnv, decision: "approve" | "deny" = "approve") {
+  let decided = false;
+  const { caller } = await signedInCaller(server.db, accountId);
+  let approval: Promise<unknown> = Promise.resolve();
+  const run = startShelf(["login", "--json"], env, (stderr) => {
+    const code = /one-time code: ([A-Z0-9-]+)/.exec(stderr)?.[1];
+    if (code && !decided) {
+      decided = true;
+      approval = caller.deviceSignIn.decide({ user_code: code, decision });
+    }
+  });
+  const result = await run.done;
+  await approval;
+  expect(decided).toBe(true);
+  return result;
+}
+
+async function liveKeys(accountId: number) {
+  const rows = await server.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.accountId, accountId));
+  return rows.filter((row) => row.revokedAt === null);
+}
+
+describe("shelf login, whoami, auth status and logout", () => {
+  it("signs in by device sign-in, keeps the key in a 0600 file without a keychain, and never prints it", async () => {
+    const account = await createAccount(server.db);
+    const home = await makeHome();
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl });
+    const login = await loginAs(account.id, env);
+    expect(login.code, login.stderr).toBe(0);
+    const document = LoginOutput.parse(JSON.parse(login.stdout));
+    expect(document.account.email).toBe(account.email);
+    // This machine has no Secret Service: the key went to the file, readable by its owner only.
+    expect(document.storage).toBe("file");
+    const file = document.credentials_file as string;
+    expect(file).toBe(path.join(home, ".config", "shelf", "credentials.json"));
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    const key = JSON.parse(await fs.readFile(file, "utf8"))[server.baseUrl].key as string;
+    expect(key).toMatch(/^shelf_/);
+    expect(login.stdout).not.toContain(key);
+    expect(login.stderr).not.toContain(key);
+    const [issued] = await liveKeys(account.id);
+    expect(issued?.kind).toBe("device");
+
+    const whoami = await shelf(["whoami", "--json"], env);
+    expect(whoami.code, whoami.stderr).toBe(0);
+    expect(WhoamiOutput.parse(JSON.parse(whoami.stdout))).toMatchObject({
+      account: { id: account.id, email: account.email },
+      key_source: "file",
+    });
+    const status = await shelf(["auth", "status"], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain("(mode 0600; no OS keychain answered)");
+    expect(status.stdout).toContain("The service accepts the key.");
+    expect(status.stdout).not.toContain(key);
+
+    const logout = await shelf(["logout", "--json"], env);
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(LogoutOutput.parse(JSON.parse(logout.stdout))).toMatchObject({
+      revoked_on_server: true,
+      deleted_locally: true,
+      warning: null,
+    });
+    // Gone from the server and from the machine.
+    expect(await liveKeys(account.id)).toEqual([]);
+    await expect(fs.stat(file)).rejects.toThrow();
+    const after = await shelf(["whoami", "--json"], env);
+    expect(after.code).toBe(4);
+    expect(ErrorOutput.parse(JSON.parse(after.stdout)).error.code).toBe("missing_api_key");
+    const afterStatus = AuthStatusOutput.parse(JSON.parse((await shelf(["auth", "status", "--json"], env)).stdout));
+    expect(afterStatus).toMatchObject({ signed_in: false, key_source: null, valid: null });
+  });
+
+  it("ends a denied sign-in with exit 4 and stores nothing", async () => {
+    const account = await createAccount(server.db);
+    const home = await makeHome();
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl });
+    const login = await loginAs(account.id, env, "deny");
+    expect(login.code).toBe(4);
+    expect(ErrorOutput.parse(JSON.parse(login.stdout)).error.code).toBe("access_denied");
+    expect(login.stderr).toContain("The sign-in was denied");
+    await expect(fs.stat(path.join(home, ".config", "shelf", "credentials.json"))).rejects.toThrow();
+    expect(await liveKeys(account.id)).toEqual([]);
+  });
+
+  it("deletes the key locally with a warning when the service cannot be reached at logout", async () => {
+    const account = await createAccount(server.db);
+    const home = await makeHome();
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl });
+    expect((await loginAs(account.id, env)).code).toBe(0);
+    // The same service as far as the stored key goes, but nothing listens there now.
+    const config = path.join(home, ".config", "shelf");
+    const credentials = JSON.parse(await fs.readFile(path.join(config, "credentials.json"), "utf8"));
+    const deadUrl = "http://127.0.0.1:9";
+    await fs.writeFile(
+      path.join(config, "credentials.json"),
+      JSON.stringify({ [deadUrl]: credentials[server.baseUrl] }),
+      { mode: 0o600 },
+    );
+    const logout = await shelf(["logout", "--json", "--base-url", deadUrl], env);
+    expect(logout.code, logout.stderr).toBe(0);
+    const document = LogoutOutput.parse(JSON.parse(logout.stdout));
+    expect(document).toMatchObject({ revoked_on_server: false, deleted_locally: true });
+    expect(document.warning).toContain("could not be revoked");
+    expect(logout.stderr).toContain("Warning:");
+    await expect(fs.stat(path.join(config, "credentials.json"))).rejects.toThrow();
+    // The key still works on the server: the warning told the person to revoke it there.
+    expect(await liveKeys(account.id)).toHaveLength(1);
+  });
+
+  it("lets SHELF_API_KEY win over a stored key and refuses to log it out", async () => {
+    const home = await makeHome();
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl, SHELF_API_KEY: "shelf_notarealkeynotarealkey0000" });
+    const status = AuthStatusOutput.parse(JSON.parse((await shelf(["auth", "status", "--json"], env)).stdout));
+    expect(status).toMatchObject({ signed_in: true, key_source: "environment", valid: false });
+    const whoami = await shelf(["whoami"], env);
+    expect(whoami.code).toBe(4);
+    expect(whoami.stderr).toContain("The service no longer accepts this key");
+    expect(whoami.stderr).toContain("shelf login");
+    expect((await shelf(["logout"], env)).code).toBe(2);
+  });
+
+  it("uses documented exit codes for usage errors and an unreachable service", async () => {
+    const env = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl });
+    expect((await shelf(["no-such-command"], env)).code).toBe(2);
+    expect((await shelf(["install"], env)).code).toBe(2);
+    expect((await shelf(["install", "x", "--channel", "nightly"], env)).code).toBe(2);
+    const help = await shelf(["--help"], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Exit codes:");
+    const unreachable = await shelf(["login", "--json", "--base-url", "http://127.0.0.1:9"], env);
+    expect(unreachable.code).toBe(3);
+    expect(ErrorOutput.parse(JSON.parse(unreachable.stdout)).error.code).toBe("unreachable");
+  });
+});

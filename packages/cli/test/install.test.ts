@@ -1,0 +1,307 @@
+import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { promisify } from "node:util";
+import { accountAbilities, publishing } from "@shelf/api";
+import { createAccountWithKey, createKey, createProduct, grantEntitlement } from "@shelf/api/testing";
+import { schema } from "@shelf/db";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ErrorOutput,
+  InstallOutput,
+  LibraryOutput,
+  ProductsOutput,
+  ReleasesOutput,
+  SetupOutput,
+  UninstallOutput,
+  UpdateOutput,
+  UpdatesOutput,
+} from "../src/output";
+import { makeHome, type ShelfEnv, type ShelfServer, shelf, shelfEnv, startServer } from "./harness";
+
+const run = promisify(execFile);
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+let server: ShelfServer;
+/** A server whose download links live two seconds: for a link that expires in the middle of a download. */
+let shortLinks: ShelfServer;
+
+beforeAll(async () => {
+  [server, shortLinks] = await Promise.all([startServer(), startServer({ linkTtlSeconds: 2 })]);
+});
+afterAll(async () => {
+  await server?.close();
+  await shortLinks?.close();
+});
+
+/** A tar.gz holding a skill folder: SKILL.md and a large random file (so a cut lands midway). */
+async function skillArchive(): Promise<Buffer> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-cli-archive-"));
+  await fs.mkdir(path.join(dir, "skill"));
+  await fs.writeFile(path.join(dir, "skill", "SKILL.md"), "# A skill\n");
+  await fs.writeFile(path.join(dir, "skill", "data.bin"), randomBytes(400_000));
+  await run("tar", ["-czf", path.join(dir, "skill.tar.gz"), "-C", dir, "skill"]);
+  const bytes = await fs.readFile(path.join(dir, "skill.tar.gz"));
+  await fs.rm(dir, { recursive: true, force: true });
+  return bytes;
+}
+
+type Strategy = "binary" | "managed-directory" | "agent-skill" | "manual";
+
+async function productWith(
+  on: ShelfServer,
+  accountId: number,
+  strategy: Strategy,
+  options: { name?: string; payload?: Record<string, string>; targets?: ("claude-code" | "codex")[] } = {},
+) {
+  const product = await createProduct(on.db, {
+    ...(options.name ? { name: options.name } : {}),
+    delivery: {
+      schema_version: 1,
+      strategy,
+      payload: { ...(options.payload ?? {}) } as never,
+      targets: options.targets ?? [],
+      dependencies: [],
+      launch: { kind: "none" },
+      requires_confirmation: false,
+      compatibility: true,
+    },
+    manual: {
+      summary: null,
+      requirements: [],
+      install_steps: ["Open the app", "Paste the license", "Restart"],
+      verification_steps: [],
+      troubleshooting: [],
+    },
+  });
+  await grantEntitlement(on.db, accountId, product.id);
+  return product;
+}
+
+async function publish(on: ShelfServer, productId: number, version: string, filename: string, bytes: Buffer) {
+  return publishing.publishRelease(on.db, on.delivery, { productId, version, filename }, Readable.from([bytes]));
+}
+
+/** An account with a key holding every account ability, and a home for the client using it. */
+async function user(on: ShelfServer = server) {
+  const { account, key } = await createAccountWithKey(on.db, { abilities: [...accountAbilities] });
+  const home = await makeHome();
+  return { account, key, home, env: shelfEnv(home, { SHELF_BASE_URL: on.baseUrl, SHELF_API_KEY: key }) };
+}
+
+const exists = (file: string) =>
+  fs.lstat(file).then(
+    () => true,
+    () => false,
+  );
+
+async function installs(on: ShelfServer, accountId: number) {
+  return on.db.select().from(schema.deviceInstalls).where(eq(schema.deviceInstalls.accountId, accountId));
+}
+
+function json<T>(schemaOf: { parse: (value: unknown) => T }, output: { stdout: string }): T {
+  return schemaOf.parse(JSON.parse(output.stdout));
+}
+
+describe("the catalog", () => {
+  it("lists the library, the products and a product's releases, naming products by id, name or slug", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "manual", {
+      name: `Color Picker ${randomBytes(3).toString("hex")}`,
+    });
+    await publish(server, product.id, "1.0.0", "picker.zip", randomBytes(100));
+    const library = json(LibraryOutput, await shelf(["library", "--json"], env));
+    expect(library.items).toEqual([
+      expect.objectContaining({ id: product.id, name: product.name, strategy: "manual", installed_version: null }),
+    ]);
+    const products = json(ProductsOutput, await shelf(["products", "--json", "--q", product.name], env));
+    expect(products.products.map((entry) => entry.id)).toContain(product.id);
+    for (const term of [String(product.id), product.name, product.name.toLowerCase().replaceAll(" ", "-")]) {
+      const releases = json(ReleasesOutput, await shelf(["releases", term, "--json"], env));
+      expect(releases.product.id, term).toBe(product.id);
+      expect(releases.releases.map((release) => release.version)).toEqual(["1.0.0"]);
+    }
+    const human = await shelf(["library"], env);
+    expect(human.stdout).toContain(product.name);
+  });
+
+  it("refuses an ambiguous name with exit 2 listing the candidates, and an unknown one with exit 6", async () => {
+    const { account, env } = await user();
+    const tag = randomBytes(3).toString("hex");
+    const first = await productWith(server, account.id, "manual", { name: `Twin ${tag} One` });
+    const second = await productWith(server, account.id, "manual", { name: `Twin ${tag} Two` });
+    const ambiguous = await shelf(["install", `twin ${tag}`, "--json"], env);
+    expect(ambiguous.code).toBe(2);
+    const error = json(ErrorOutput, ambiguous).error;
+    expect(error.code).toBe("ambiguous_product");
+    expect(error.details?.candidates).toEqual([
+      { id: first.id, name: first.name },
+      { id: second.id, name: second.name },
+    ]);
+    expect(ambiguous.stderr).toContain(`${first.id}  ${first.name}`);
+    const unknown = await shelf(["install", `nothing-${tag}`], env);
+    expect(unknown.code).toBe(6);
+    expect(unknown.stderr).toContain("No product matches");
+  });
+
+  it("says exit 5 for a product of the catalog the account is not entitled to", async () => {
+    const { env } = await user();
+    const other = await createProduct(server.db, { name: `Not Yours ${randomBytes(3).toString("hex")}` });
+    const refused = await shelf(["install", String(other.id), "--json"], env);
+    expect(refused.code).toBe(5);
+    expect(json(ErrorOutput, refused).error.code).toBe("product_entitlement_required");
+  });
+});
+
+describe("shelf install", () => {
+  it("resumes a download cut midway with Range, verifies its sha256 and installs an agent skill with its targets", async () => {
+    const { account, env, home } = await user();
+    const product = await productWith(server, account.id, "agent-skill", {
+      payload: { root: "skill" },
+      targets: ["claude-code"],
+    });
+    const bytes = await skillArchive();
+    await publish(server, product.id, "1.0.0", "skill.tar.gz", bytes);
+    const half = Math.floor(bytes.length / 2);
+    server.proxy.settings.cutAfter = half;
+    server.proxy.settings.ranges = [];
+    const cutsBefore = server.proxy.settings.cuts;
+    const result = await shelf(["install", String(product.id), "--json"], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.proxy.settings.cuts).toBe(cutsBefore + 1);
+    // The second request asked for the rest only.
+    expect(server.proxy.settings.ranges).toEqual([null, `bytes=${half}-`]);
+    expect(result.stderr).toContain("The download was interrupted");
+    const output = json(InstallOutput, result);
+    expect(output).toMatchObject({ version: "1.0.0", strategy: "agent-skill", sha256: sha256(bytes), recorded: true });
+    expect(sha256(await fs.readFile(output.file))).toBe(sha256(bytes));
+    const installedTo = output.installed_to as string;
+    expect(await fs.readFile(path.join(installedTo, "SKILL.md"), "utf8")).toBe("# A skill\n");
+    const link = output.links[0] as string;
+    expect(link.startsWith(path.join(home, ".claude", "skills"))).toBe(true);
+    expect(await fs.readlink(link)).toBe(installedTo);
+    expect((await installs(server, account.id)).map((row) => row.version)).toEqual(["1.0.0"]);
+    expect(json(LibraryOutput, await shelf(["library", "--json"], env)).items[0]?.installed_version).toBe("1.0.0");
+  });
+
+  it("starts over cleanly when the server answers a resumed download with the whole file (200, not 206)", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    const bytes = randomBytes(200_000);
+    await publish(server, product.id, "1.0.0", "whole.bin", bytes);
+    server.proxy.settings.cutAfter = 120_000;
+    server.proxy.settings.stripRange = true;
+    let result: Awaited<ReturnType<typeof shelf>>;
+    try {
+      result = await shelf(["install", String(product.id), "--json"], env);
+    } finally {
+      server.proxy.settings.stripRange = false;
+    }
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("The server sent the whole file instead of the rest: starting over.");
+    const output = json(InstallOutput, result);
+    expect(await fs.readFile(path.join(output.installed_to as string, "whole.bin"))).toEqual(bytes);
+  });
+
+  it("refuses a file altered on the way: exit 8, nothing installed, nothing kept", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    await publish(server, product.id, "1.0.0", "data.bin", randomBytes(50_000));
+    server.proxy.settings.tamper = true;
+    let result: Awaited<ReturnType<typeof shelf>>;
+    try {
+      result = await shelf(["install", String(product.id), "--json"], env);
+    } finally {
+      server.proxy.settings.tamper = false;
+    }
+    expect(result.code).toBe(8);
+    expect(json(ErrorOutput, result).error.code).toBe("checksum_mismatch");
+    const data = path.join(env.XDG_DATA_HOME as string, "shelf");
+    expect(await exists(path.join(data, "installs.json"))).toBe(false);
+    expect(await exists(path.join(data, "installs"))).toBe(false);
+    expect(await fs.readdir(path.join(data, "downloads", String(product.id)))).toEqual([]);
+    expect(await installs(server, account.id)).toEqual([]);
+  });
+
+  it("renews a link that expired in the middle of a download from a new install plan", async () => {
+    const { account, env } = await user(shortLinks);
+    const product = await productWith(shortLinks, account.id, "managed-directory");
+    const bytes = randomBytes(300_000);
+    await publish(shortLinks, product.id, "2.0.0", "payload.bin", bytes);
+    // Half the file, then the connection hangs past the link's life before it drops.
+    shortLinks.proxy.settings.cutAfter = 150_000;
+    shortLinks.proxy.settings.stallMs = 3500;
+    const result = await shelf(["install", product.name, "--json"], env);
+    expect(result.code, result.stderr).toBe(0);
+    const output = json(InstallOutput, result);
+    expect(output.links_renewed).toBe(1);
+    expect(result.stderr).toContain("The download link expired");
+    expect(await fs.readFile(path.join(output.installed_to as string, "payload.bin"))).toEqual(bytes);
+  });
+
+  it("installs a binary as an executable into --dir, and shows a manual product's steps", async () => {
+    const { account, env } = await user();
+    const tool = await productWith(server, account.id, "binary", { payload: { executable_name: "tool" } });
+    const script = Buffer.from("#!/bin/sh\necho tool-ran\n");
+    await publish(server, tool.id, "3.1.0", "tool", script);
+    const bin = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-cli-bin-"));
+    const installed = json(InstallOutput, await shelf(["install", String(tool.id), "--dir", bin, "--json"], env));
+    expect(installed.installed_to).toBe(path.join(bin, "tool"));
+    expect((await fs.stat(path.join(bin, "tool"))).mode & 0o777).toBe(0o755);
+    expect((await run(path.join(bin, "tool"))).stdout).toBe("tool-ran\n");
+
+    const guide = await productWith(server, account.id, "manual");
+    await publish(server, guide.id, "1.0.0", "guide.pdf", randomBytes(2000));
+    const manual = await shelf(["install", String(guide.id)], env);
+    expect(manual.code, manual.stderr).toBe(0);
+    expect(manual.stdout).toContain("1. Open the app");
+    expect(manual.stdout).toContain("3. Restart");
+    expect(manual.stdout).toContain(`shelf setup ${guide.id} --done`);
+    const setup = json(SetupOutput, await shelf(["setup", String(guide.id), "--done", "1,2", "--json"], env));
+    expect(setup).toMatchObject({ completed_steps: [1, 2], completed_count: 2, total_count: 3, completed: false });
+    const bad = await shelf(["setup", String(guide.id), "--done", "first"], env);
+    expect(bad.code).toBe(2);
+  });
+
+  it("finds and installs updates, then uninstalls", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    await publish(server, product.id, "1.0.0", "app.bin", randomBytes(1000));
+    expect((await shelf(["install", String(product.id)], env)).code).toBe(0);
+    expect(json(UpdatesOutput, await shelf(["updates", "--json"], env)).updates).toEqual([
+      expect.objectContaining({ id: product.id, installed_version: "1.0.0", update_available: false }),
+    ]);
+    const newer = randomBytes(1000);
+    await publish(server, product.id, "1.1.0", "app.bin", newer);
+    expect(json(UpdatesOutput, await shelf(["updates", "--json"], env)).updates[0]).toMatchObject({
+      current_version: "1.1.0",
+      update_available: true,
+    });
+    const updated = json(UpdateOutput, await shelf(["update", "--json"], env));
+    expect(updated.updated.map((entry) => entry.version)).toEqual(["1.1.0"]);
+    const installedTo = updated.updated[0]?.installed_to as string;
+    expect(await fs.readFile(path.join(installedTo, "app.bin"))).toEqual(newer);
+    const removed = json(UninstallOutput, await shelf(["uninstall", String(product.id), "--json"], env));
+    expect(removed.removed).toContain(installedTo);
+    expect(await exists(installedTo)).toBe(false);
+    expect(json(UpdatesOutput, await shelf(["updates", "--json"], env)).updates).toEqual([]);
+  });
+
+  it("explains a key without the ability for a step with exit 5", async () => {
+    const { account } = await createAccountWithKey(server.db);
+    const { key } = await createKey(server.db, account.id, {
+      kind: "device",
+      client: "shelf-cli",
+      abilities: ["products.read", "device.install"],
+    });
+    const env: ShelfEnv = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl, SHELF_API_KEY: key });
+    const product = await productWith(server, account.id, "manual");
+    const refused = await shelf(["setup", String(product.id), "--done", "1"], env);
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain("lacks the ability");
+  });
+});
