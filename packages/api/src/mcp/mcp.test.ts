@@ -225,6 +225,26 @@ describe("account MCP", () => {
     expect(lacking.headers.get("www-authenticate")).toContain('scope="products.read mcp.read"');
   });
 
+  it("answers what is not a JSON-RPC message, or not for this transport, with a JSON-RPC error naming the contract's code", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const { jsonrpc: _, ...withoutVersion } = initialize;
+    const cases: [unknown, Record<string, string>, number, string][] = [
+      [withoutVersion, {}, 400, "jsonrpc_invalid_request"],
+      [{ ...initialize, params: "everything" }, {}, 422, ""],
+      [initialize, { accept: "application/json" }, 406, "not_acceptable"],
+      [initialize, { "content-type": "text/plain" }, 415, "unsupported_media_type"],
+    ];
+    for (const [body, headers, status, code] of cases) {
+      const answer = await post(body, { authorization: `Bearer ${key}`, ...headers });
+      const text = await answer.text();
+      expect(answer.status, text).toBe(status);
+      const parsed = JSON.parse(text);
+      expect(parsed).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: expect.any(Number) } });
+      if (code) expect(parsed.error.data.error, text).toBe(code);
+      else expect(parsed.error).toMatchObject({ code: -32600, data: { errors: { params: expect.any(Array) } } });
+    }
+  });
+
   it("keeps sessions per credential: missing 400, unknown 404, another key's 404, notifications 202", async () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const { key: otherKey } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });

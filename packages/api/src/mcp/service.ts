@@ -23,7 +23,7 @@ export const MCP_PATH = "/api/mcp";
 export const MCP_DEFAULT_SCOPES = ["mcp.read", "products.read"] as const;
 
 /** One JSON-RPC message as the endpoint received it (checked by the procedure's input schema first). */
-export type RpcMessage = { jsonrpc: "2.0"; id?: string | number; method?: string; params?: unknown };
+export type RpcMessage = { jsonrpc?: "2.0"; id?: string | number; method?: string; params?: unknown };
 
 /** What a procedure of the MCP endpoint has: its caller, and the HTTP request it speaks over. */
 type McpContext = Context & { caller: Caller; http: NonNullable<Context["http"]> };

@@ -9,9 +9,12 @@ import { createApiKey } from "../keys/service";
 const tags = ["mcp"];
 const ACCEPT = "application/json, text/event-stream";
 
-/** One JSON-RPC 2.0 message (a request, a notification, or a response to the server): never a batch. */
+/**
+ * One JSON-RPC 2.0 message (a request, a notification, or a response to the server), never a batch; every field
+ * optional as the contract declares them (5.2), the SDK's transport judging the message itself (400, `-32600`).
+ */
 const JsonRpcMessage = z.looseObject({
-  jsonrpc: z.literal("2.0"),
+  jsonrpc: z.literal("2.0").optional(),
   id: z.union([z.string(), z.number().int()]).optional(),
   method: z.string().min(1).optional(),
   params: z.record(z.string(), z.unknown()).optional(),
