@@ -39,3 +39,19 @@ if [ ! -x "$conformance/node_modules/node/bin/node" ] || [ ! -f "$conformance/no
   npm install --prefix "$conformance" --no-audit --no-fund --save-exact --loglevel=error \
     node@22.23.3 @modelcontextprotocol/conformance@0.2.0-alpha.12 >/dev/null
 fi
+
+# The Python MCP SDK (its OAuth client is tested against the production build), in a venv of its own (.tools/pymcp)
+# from the machine's local wheels or package index: never required, so a machine without either skips that test.
+pymcp=".tools/pymcp"
+if [ ! -x "$pymcp/bin/python" ] || ! "$pymcp/bin/python" -c "import mcp" >/dev/null 2>&1; then
+  echo "Installing the Python MCP SDK into $pymcp..."
+  if ! command -v python3 >/dev/null 2>&1 || ! python3 -m venv "$pymcp" >/dev/null 2>&1; then
+    echo "Skipping the Python MCP SDK: no python3 with venv here (its OAuth test will be skipped)."
+  elif "$pymcp/bin/pip" install -q --no-index --find-links /opt/wheels mcp >/dev/null 2>&1 \
+    || "$pymcp/bin/pip" install -q --retries 0 --timeout 15 mcp >/dev/null 2>&1; then
+    echo "Python MCP SDK $("$pymcp/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))') installed."
+  else
+    echo "Skipping the Python MCP SDK: pip could not install mcp from /opt/wheels or the configured index (its OAuth test will be skipped)."
+    rm -rf "$pymcp"
+  fi
+fi

@@ -2,7 +2,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   createAccountApiEdge,
-  createAccountMcpEdge,
   createGuessLimits,
   createMetadataDocuments,
   DEMO_DISCLOSURE,
@@ -74,8 +73,6 @@ async function main() {
         oauth: oauthSettings,
         routeLimits: { "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE },
       });
-      // The account MCP owns /api/mcp exactly: it comes before the account API, which owns the rest of /api.
-      const accountMcp = createAccountMcpEdge(host.edge);
       // next-auth (v4) finds its own URL and base path (/auth, since /api is the REST API's) only in this variable.
       process.env.NEXTAUTH_URL = `${host.baseUrl}/auth`;
       setRuntime({
@@ -102,7 +99,7 @@ async function main() {
             `Demo sign-in: ${demo.email} / ${demo.password} at http://localhost:${host.port}/sign-in`,
           ]
         : [];
-      return { edges: [accountMcp, accountApi], lines, close: () => guessLimits.close() };
+      return { edges: [accountApi], lines, close: () => guessLimits.close() };
     },
   });
 }

@@ -2,7 +2,7 @@ import type { Metadata, Viewport } from "next";
 import { NextIntlClientProvider } from "next-intl";
 import { getLocale, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
-import { currentSession } from "../src/auth/session";
+import { currentSession, noAccountOnOutage } from "../src/auth/session";
 import { AuthProvider } from "../src/components/auth-provider";
 import { LanguageSwitch } from "../src/components/language-switch";
 import { NavLink } from "../src/components/nav-link";
@@ -22,7 +22,7 @@ export const dynamic = "force-dynamic";
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const locale = await getLocale();
   const t = await getTranslations("layout");
-  const session = await currentSession();
+  const session = await currentSession().catch(noAccountOnOutage);
   return (
     <html lang={locale}>
       <body>

@@ -1,6 +1,10 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -524,4 +528,69 @@ describe("a strict RFC client (oauth4webapi)", () => {
     );
     expect((await mcpCall(refreshed.access_token)).status).toBe(401);
   });
+});
+
+/** The Python MCP SDK, in the venv scripts/ensure-test-deps.sh makes when pip can install it here. */
+const pythonSdk = fileURLToPath(new URL("../../../.tools/pymcp/bin/python", import.meta.url));
+const hasPythonSdk = existsSync(pythonSdk);
+
+/**
+ * Runs the Python client script (test/python/oauth_client.py): answers its `AUTHORIZE <url>` with the browser's
+ * consent, and returns its `RESULT` (or fails with everything it printed).
+ */
+function runPythonClient(url: string, cookie: string): Promise<Record<string, unknown>> {
+  const script = fileURLToPath(new URL("./python/oauth_client.py", import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(pythonSdk, [script, url], { stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    let result: Record<string, unknown> | undefined;
+    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      output += `${line}\n`;
+      if (line.startsWith("AUTHORIZE ")) {
+        consent(new URL(line.slice("AUTHORIZE ".length)), cookie, "approve").then(
+          (back) => child.stdin.write(`CALLBACK ${back.href}\n`),
+          (error) => {
+            output += `consent failed: ${error}\n`;
+            child.kill("SIGKILL");
+          },
+        );
+      } else if (line.startsWith("RESULT ")) {
+        result = JSON.parse(line.slice("RESULT ".length));
+      }
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`the Python client exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+describe("the Python MCP SDK's OAuth client", () => {
+  it.skipIf(!hasPythonSdk)(
+    `registers, is approved, exchanges the code and calls tools${hasPythonSdk ? "" : " (skipped: no .tools/pymcp — pip could not install the Python MCP SDK here; see scripts/ensure-test-deps.sh)"}`,
+    async () => {
+      const result = await runPythonClient(mcpUrl().href, await signIn());
+      expect(result).toMatchObject({
+        client_id: expect.stringMatching(/^shelfc_/),
+        auth_method: "none",
+        token_type: expect.stringMatching(/^bearer$/i),
+        scope: "products.read mcp.read",
+        has_refresh_token: true,
+        library_is_error: false,
+      });
+      expect(result.tools).toContain("library_get");
+      expect(result.tools).not.toContain("orders_list");
+      expect(JSON.stringify(result.library)).toContain("Token Tower");
+      expect(result.unknown_tool_error).toContain("Unknown tool");
+      // The registration is the app the person now sees among their connected apps.
+      const [row] = await sql`select name from oauth_clients where id = ${result.client_id as string}`;
+      expect(row?.name).toBe("Python MCP SDK test");
+    },
+    120_000,
+  );
 });

@@ -43,16 +43,22 @@ async function timed(pathname: string, cookie: string) {
   return { status: response.status, body, ms: Date.now() - start, retryAfter: response.headers.get("retry-after") };
 }
 
+/** A new account signed in through the sign-up form: its browser context and its session cookie. */
+async function signedUp(name: string) {
+  const context = await browser.newContext({ locale: "en-US", baseURL: server.url });
+  const page = await context.newPage();
+  await page.goto("/sign-up");
+  await page.getByLabel("Email").fill(`${name}-${Date.now()}@example.test`);
+  await page.getByLabel("Password").fill("correct horse battery staple");
+  await page.locator("main").getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/account$/);
+  const cookie = (await context.cookies()).map(({ name, value }) => `${name}=${value}`).join("; ");
+  return { context, cookie };
+}
+
 describe("pages while the database is frozen", () => {
   it("answer 503 with a page that says the service is unavailable, within the database deadline, then recover", async () => {
-    const context = await browser.newContext({ locale: "en-US", baseURL: server.url });
-    const page = await context.newPage();
-    await page.goto("/sign-up");
-    await page.getByLabel("Email").fill(`outage-${Date.now()}@example.test`);
-    await page.getByLabel("Password").fill("correct horse battery staple");
-    await page.locator("main").getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL(/\/account$/);
-    const cookie = (await context.cookies()).map(({ name, value }) => `${name}=${value}`).join("; ");
+    const { context, cookie } = await signedUp("outage");
     expect((await timed("/account", cookie)).status).toBe(200);
 
     proxy.freeze();
@@ -77,6 +83,43 @@ describe("pages while the database is frozen", () => {
     await expect
       .poll(async () => (await timed("/account", cookie)).status, { timeout: 15_000, interval: 500 })
       .toBe(200);
+    await context.close();
+  }, 120_000);
+
+  it("answer 503 with the outage page when the session lookup alone times out, never a sign-out or a 500", async () => {
+    const { context, cookie } = await signedUp("slow-lookup");
+    expect((await timed("/account", cookie)).status).toBe(200);
+    // The sessions table locked by another transaction: the lookup waits until the statement timeout cancels it,
+    // while the database answers everything else (the health monitor stays up).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const transaction = testDb.sql.begin(async (sql) => {
+      await sql`lock table web_sessions in access exclusive mode`;
+      locked();
+      await held;
+    });
+    await lockTaken;
+    try {
+      for (const pathname of ["/account", "/settings/api-keys"]) {
+        const answer = await timed(pathname, cookie);
+        expect(answer.status, pathname).toBe(503);
+        expect(answer.ms, pathname).toBeLessThan(BOUND_MS);
+        expect(answer.retryAfter, pathname).toMatch(/^\d+$/);
+        expect(answer.body, pathname).toContain("temporarily unavailable");
+      }
+      // Nothing else waits on the sessions: a page without a session is served.
+      expect((await timed("/sign-in", "")).status).toBe(200);
+    } finally {
+      release();
+      await transaction;
+    }
+    expect((await timed("/account", cookie)).status).toBe(200);
     await context.close();
   }, 120_000);
 });

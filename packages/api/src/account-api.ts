@@ -1,6 +1,6 @@
 import { accountApiPolicy } from "./auth/credential";
-import { createEdge, type Edge, type EdgeOptions } from "./edge/handler";
-import { createMcpEdge, type McpEdgeOptions } from "./mcp/edge";
+import { createEdge, DEFAULT_DB_DEADLINE_MS, type Edge, type EdgeOptions } from "./edge/handler";
+import { createAccountMcp } from "./mcp/service";
 import { appRouter } from "./root";
 
 export const ACCOUNT_API_DOCUMENT = {
@@ -13,12 +13,21 @@ export const ACCOUNT_API_DOCUMENT = {
   },
 };
 
-/** The account API over HTTP: every route of the app router, account API keys only (contract 5.2 and 5.3). */
-export function createAccountApiEdge(options: Omit<EdgeOptions, "router" | "credentials" | "document">): Edge {
-  return createEdge({ ...options, router: appRouter, credentials: accountApiPolicy, document: ACCOUNT_API_DOCUMENT });
-}
-
-/** The account MCP over HTTP (`/api/mcp`): account API keys with `mcp.read`, and sign-in tokens (contract 5.2). */
-export function createAccountMcpEdge(options: Omit<McpEdgeOptions, "router">): Edge {
-  return createMcpEdge({ ...options, router: appRouter });
+/**
+ * The account API over HTTP: every route of the app router, account API keys only (contract 5.2 and 5.3), except
+ * the account MCP (`/api/mcp`), which also takes the access tokens of sign-in.
+ */
+export function createAccountApiEdge(options: Omit<EdgeOptions, "router" | "credentials" | "document" | "mcp">): Edge {
+  const mcp = createAccountMcp({
+    router: appRouter,
+    dbDeadlineMs: options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS,
+    log: options.log,
+  });
+  return createEdge({
+    ...options,
+    router: appRouter,
+    credentials: accountApiPolicy,
+    document: ACCOUNT_API_DOCUMENT,
+    mcp,
+  });
 }

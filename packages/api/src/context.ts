@@ -2,7 +2,9 @@ import type { Database } from "@shelf/db";
 import type { Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
+import type { EdgeRequest } from "./edge/request";
 import type { Logger } from "./log";
+import type { AccountMcp } from "./mcp/service";
 import type { OAuthSettings } from "./oauth/authorize";
 import type { PublicDisclosureData } from "./schemas/disclosure";
 
@@ -34,6 +36,10 @@ export type Context = {
   collectLeaseSeconds?: number;
   /** The authorization server's settings: set by the entry point that serves its endpoints. */
   oauth?: OAuthSettings;
+  /** The account MCP's serving code: set by the entry point that serves `/api/mcp`. */
+  mcp?: AccountMcp;
+  /** The HTTP request's headers and id, for the procedures that speak a protocol over it (the MCP endpoint). */
+  http?: { header: EdgeRequest["header"]; requestId: string };
   res: ResponseState;
 };
 
@@ -49,6 +55,8 @@ export type CreateContextOptions = {
   log?: Logger;
   collectLeaseSeconds?: number;
   oauth?: OAuthSettings;
+  mcp?: AccountMcp;
+  http?: Context["http"];
 };
 
 /** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */
@@ -78,4 +86,10 @@ export function deliveryOf(ctx: Pick<Context, "delivery">): Delivery {
 export function oauthOf(ctx: Pick<Context, "oauth">): OAuthSettings {
   if (!ctx.oauth) throw new Error("This entry point was built without the authorization server's settings (oauth).");
   return ctx.oauth;
+}
+
+/** The account MCP of the entry point that called; its endpoint fails loudly without. */
+export function mcpOf(ctx: Pick<Context, "mcp">): AccountMcp {
+  if (!ctx.mcp) throw new Error("This entry point was built without the account MCP (mcp).");
+  return ctx.mcp;
 }

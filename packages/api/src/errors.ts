@@ -3,10 +3,39 @@ import type { z } from "zod";
 
 /**
  * Every error the domain can raise, with the HTTP status and default message the edge answers with.
- * The `error` field of the contract's body is the code itself.
+ * The `error` field of the contract's body is the code itself. `rpc`: the JSON-RPC error code an MCP endpoint
+ * answers it with (JSON-RPC 2.0 section 5.1; -32000, a server error, when a row names none); the OAuth code an
+ * authorization server endpoint answers with is in `edge/results.ts` (`OAUTH_CODES`).
  */
 export const domainErrors = {
-  malformed_request: { status: 400, message: "The request is malformed." },
+  malformed_request: { status: 400, message: "The request is malformed.", rpc: -32600 },
+  // The MCP endpoints' transport (Streamable HTTP, JSON-RPC 2.0).
+  jsonrpc_parse_error: { status: 400, message: "Parse error: the body is not JSON.", rpc: -32700 },
+  jsonrpc_invalid_request: {
+    status: 400,
+    message: "Invalid request: the body is not one JSON-RPC 2.0 message.",
+    rpc: -32600,
+  },
+  mcp_session_required: {
+    status: 400,
+    message: "Mcp-Session-Id header is required: send initialize first.",
+    rpc: -32000,
+  },
+  mcp_protocol_version_unsupported: {
+    status: 400,
+    message: "This MCP-Protocol-Version is not one this server speaks.",
+    rpc: -32000,
+  },
+  mcp_session_not_found: {
+    status: 404,
+    message: "Session not found: it ended or expired. Send initialize to start a new one.",
+    rpc: -32001,
+  },
+  not_acceptable: {
+    status: 406,
+    message: "Not Acceptable: the client must accept both application/json and text/event-stream.",
+    rpc: -32000,
+  },
   // Device sign-in polling answers, with the error codes of RFC 8628 section 3.5.
   authorization_pending: {
     status: 400,
@@ -84,17 +113,17 @@ export const domainErrors = {
     status: 409,
     message: "This run already has a capture under this key, with another image.",
   },
-  payload_too_large: { status: 413, message: "The request body is too large." },
-  unsupported_media_type: { status: 415, message: "Send the body as application/json." },
+  payload_too_large: { status: 413, message: "The request body is too large.", rpc: -32600 },
+  unsupported_media_type: { status: 415, message: "Send the body as application/json.", rpc: -32600 },
   range_not_satisfiable: { status: 416, message: "No requested range lies within the file." },
   header_fields_too_large: { status: 431, message: "The request headers are too large." },
   rate_limited: { status: 429, message: "Too many requests." },
-  internal_error: { status: 500, message: "Internal server error." },
+  internal_error: { status: 500, message: "Internal server error.", rpc: -32603 },
   service_unavailable: {
     status: 503,
     message: "The service cannot reach its database right now; try again in a few seconds.",
   },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; rpc?: number }>;
 
 export type DomainErrorCode = keyof typeof domainErrors;
 

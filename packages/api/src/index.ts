@@ -1,5 +1,5 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
-export { ACCOUNT_API_DOCUMENT, createAccountApiEdge, createAccountMcpEdge } from "./account-api";
+export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
 export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { Caller, CallerType, Credential } from "./auth/caller";
 export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
@@ -35,7 +35,7 @@ export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
-export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/edge";
+export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/service";
 export { createMetrics, type Metrics } from "./metrics";
 export {
   type AuthorizationRequest,

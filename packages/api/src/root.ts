@@ -7,6 +7,7 @@ import { distributionRouter } from "./routers/distribution/router";
 import { keysRouter } from "./routers/keys/router";
 import { libraryRouter } from "./routers/library/router";
 import { licensingRouter } from "./routers/licensing/router";
+import { mcpRouter } from "./routers/mcp/router";
 import { oauthRouter } from "./routers/oauth/router";
 import { ordersRouter } from "./routers/orders/router";
 import { productsRouter } from "./routers/products/router";
@@ -30,6 +31,7 @@ export const appRouter = router({
   public: publicRouter,
   deviceSignIn: deviceSignInRouter,
   oauth: oauthRouter,
+  mcp: mcpRouter,
   // The account pages' own procedures: a signed-in person only, never over REST.
   account: accountRouter,
   keys: keysRouter,

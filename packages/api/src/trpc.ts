@@ -147,6 +147,14 @@ export type Meta = OpenApiMeta & {
    */
   exactPath?: boolean;
   /**
+   * An MCP endpoint (Streamable HTTP, JSON answers): the edge checks Host and Origin before anything (DNS rebinding),
+   * also takes the access tokens of sign-in (issued for this route's URL only, RFC 8707), reads the body as one
+   * JSON-RPC message (a batch refused), answers every refusal as a JSON-RPC error from the one error table except
+   * 401 and 403, which keep the contract's body and carry the Bearer challenge (RFC 6750, RFC 9728) naming
+   * `defaultScopes` (401) or what the call needs plus what the credential holds (403).
+   */
+  mcp?: { defaultScopes: readonly AccountAbility[] };
+  /**
    * The route reads and writes nothing in the database (a signed link is its own permission): it is served while
    * the database is down, when routes that need it fail fast with 503.
    */
@@ -154,7 +162,7 @@ export type Meta = OpenApiMeta & {
   /** HTTP status of success, when it is not 200. */
   successStatus?: 201 | 202 | 204;
   /** Another success status the procedure may choose (`ctx.res.status`), with what it means; documented beside. */
-  alternateSuccess?: { status: 200 | 201; description: string };
+  alternateSuccess?: { status: 200 | 201 | 202; description: string };
   /** A plain (non-JSON) route: a file, CSS, a feed, a redirect. Served by the edge through the same procedure. */
   plain?: PlainRouteMeta;
   /**

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   checkCredentials,
   endWebSessions,
@@ -24,6 +25,13 @@ class SessionEnded extends Error {
 export const THROTTLED_ERROR = "Throttled";
 
 const cache = new WeakMap<WebRuntime, AuthOptions>();
+
+/**
+ * What went wrong in the session lookup of the current `getServerSession` call (run by `currentSession`): next-auth
+ * reads any failure of its callbacks as "no session", which for a database that did not answer is an outage, not a
+ * sign-out.
+ */
+export const sessionLookup = new AsyncLocalStorage<{ unavailable?: string }>();
 
 /**
  * next-auth, configured once per server: email and password (argon2id, failures throttled per account and per
@@ -116,6 +124,8 @@ export function authOptions(): AuthOptions {
     } catch (error) {
       const reason = databaseUnavailable(error);
       if (reason && databaseDown(reason)) runtime.health.reportFailure(reason);
+      const lookup = sessionLookup.getStore();
+      if (reason && lookup) lookup.unavailable = reason;
       throw error;
     }
   }

@@ -1,10 +1,24 @@
 import { type Caller, createCaller, createContext, sessionCaller } from "@shelf/api";
+import { setPageDatabaseUnavailable } from "@shelf/api/host/pages";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
 import { cache } from "react";
 import { getRuntime } from "../runtime";
-import { authOptions } from "./options";
+import { DATABASE_UNAVAILABLE_DIGEST } from "./database-unavailable";
+import { authOptions, sessionLookup } from "./options";
+
+/**
+ * The session lookup did not get an answer from the database. Its digest reaches the error page (Next keeps an
+ * error's own digest), which then shows the app's outage message; the server answers 503 with Retry-After.
+ */
+class DatabaseUnavailable extends Error {
+  readonly digest = DATABASE_UNAVAILABLE_DIGEST;
+  constructor(reason: string) {
+    super(`The database did not answer the session lookup (${reason}).`);
+    this.name = "DatabaseUnavailable";
+  }
+}
 
 export type PageSession = { accountId: number; sessionId: number; email: string; name: string | null };
 
@@ -14,9 +28,14 @@ export type PageSession = { accountId: number; sessionId: number; email: string;
  * for the same answer (React's cache lasts one server request).
  */
 export const currentSession = cache(async (): Promise<PageSession | null> => {
-  const session = await getServerSession(authOptions());
-  // next-auth reads a failed lookup as no session: while the database is down that is an outage, not a sign-out.
-  if (!session && !getRuntime().health.up) throw new Error("The database did not answer the session lookup.");
+  const lookup: { unavailable?: string } = {};
+  const session = await sessionLookup.run(lookup, () => getServerSession(authOptions()));
+  // next-auth reads a failed lookup as no session: a lookup the database did not answer within the deadline (or
+  // while it is down) is an outage, answered with the app's 503 page, not a sign-out.
+  if (lookup.unavailable || (!session && !getRuntime().health.up)) {
+    setPageDatabaseUnavailable();
+    throw new DatabaseUnavailable(lookup.unavailable ?? "database down");
+  }
   if (!session || typeof session.accountId !== "number" || typeof session.sessionId !== "number") return null;
   return {
     accountId: session.accountId,
@@ -25,6 +44,15 @@ export const currentSession = cache(async (): Promise<PageSession | null> => {
     name: session.user?.name ?? null,
   };
 });
+
+/**
+ * For the layout around every page: a session lookup the database did not answer shows no account in the header,
+ * while the page, whose own lookup fails the same way, shows the outage (its error page, 503).
+ */
+export function noAccountOnOutage(error: unknown): null {
+  if (error instanceof DatabaseUnavailable) return null;
+  throw error;
+}
 
 /** The signed-in person, or a redirect to sign in and come back to `returnTo`. */
 export async function requireSession(returnTo: string): Promise<PageSession> {

@@ -1,4 +1,5 @@
 import type { Database } from "@shelf/db";
+import { accessTokenResolver } from "../oauth/tokens";
 import { looksLikeApiKey, resolveApiKey } from "./api-key";
 import { bearerToken, type CallerType, type Credential } from "./caller";
 import { looksLikeDesignToken, resolveDesignToken } from "./design-token";
@@ -23,6 +24,12 @@ export const designTokenResolver: BearerResolver = { matches: looksLikeDesignTok
 
 /** The account API (contract 5.2): account API keys only. */
 export const accountApiPolicy: CredentialPolicy = { resolvers: [apiKeyResolver], accepts: new Set(["api_key"]) };
+
+/** The account MCP (contract 5.2): account API keys, and the access tokens of sign-in, which work nowhere else. */
+export const accountMcpPolicy: CredentialPolicy = {
+  resolvers: [apiKeyResolver, accessTokenResolver],
+  accepts: new Set(["api_key", "oauth_token"]),
+};
 
 const MAX_TOKEN_LENGTH = 512;
 

@@ -233,6 +233,14 @@ describe("design MCP", () => {
     const batch = await post([initialize, initialize]);
     expect(batch.status).toBe(400);
     expect((await batch.json()).error.code).toBe(-32600);
+    // A body over the limit: 413 with a JSON-RPC error, whatever JSON it would have been.
+    const large = await post({ ...initialize, padding: "x".repeat(1024 * 1024) });
+    expect(large.status).toBe(413);
+    expect(await large.json()).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, data: { error: "payload_too_large" } },
+    });
     const rebinding = await handleFetch(
       mcp,
       new Request(MCP_URL, {

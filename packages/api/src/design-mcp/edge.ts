@@ -16,7 +16,7 @@ import { createContext } from "../context";
 import { designApiPolicy, designRouter } from "../design-api";
 import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";
 import type { EdgeRequest } from "../edge/request";
-import { type EdgeResult, errorResult } from "../edge/results";
+import { asJsonRpcError, type EdgeResult, errorResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
 import {
   allowedHostsFor,
@@ -75,6 +75,8 @@ export function createDesignMcpEdge(options: DesignMcpEdgeOptions): Edge {
     } catch (error) {
       result = failureResult(error, { log, health: options.health, requestId });
     }
+    // Refusals in JSON-RPC's terms from the one error table, as on the account MCP (401 and 403 keep the contract's).
+    result = asJsonRpcError(result);
     result.headers["x-request-id"] = requestId;
     result.headers["x-content-type-options"] = "nosniff";
     result.headers["cache-control"] ??= "no-store";

@@ -1,13 +1,17 @@
 import { createHash, randomUUID } from "node:crypto";
 import { type Database, databaseDown, databaseUnavailable, withDeadline } from "@shelf/db";
 import { type AnyRouter, callTRPCProcedure } from "@trpc/server";
+import { accountAbilities } from "../abilities";
 import { type Credential, credentialKey } from "../auth/caller";
-import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "../auth/credential";
+import { accountApiPolicy, accountMcpPolicy, type CredentialPolicy, resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
 import { type ClientJson, JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import type { Logger } from "../log";
+import { allowedHostsFor, readRpcMessage, sameOrigin } from "../mcp/http";
+import type { AccountMcp } from "../mcp/service";
 import type { OAuthSettings } from "../oauth/authorize";
+import { PROTECTED_RESOURCE_METADATA_PATH } from "../oauth/metadata";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import type { PublicDisclosureData } from "../schemas/disclosure";
@@ -38,6 +42,7 @@ import {
   utf8,
 } from "./request";
 import {
+  asJsonRpcError,
   asOAuthError,
   bodyLength,
   domainErrorBody,
@@ -48,6 +53,9 @@ import {
   validationBody,
 } from "./results";
 import { collectRoutes, type EdgeRoute, type RouteMatch, RouteTable } from "./routes";
+
+/** What an answer's protocol wrapping needs of the request's handling: the credential it was resolved to. */
+type Seen = { credential?: Credential };
 
 /** What the edge needs to know of the database's health (see @shelf/db/server createDatabaseHealth). */
 export type HealthSignal = { readonly up: boolean; reportFailure: (reason: string) => void };
@@ -89,6 +97,13 @@ export type EdgeOptions = {
   document?: { path: string; info: DocumentInfo };
   /** The design host's collection lock length (`SHELF_COLLECT_LEASE_SECONDS`); 600 seconds when unset. */
   collectLeaseSeconds?: number;
+  /** The account MCP's serving code, for the routes that declare `meta.mcp`. */
+  mcp?: AccountMcp;
+  /**
+   * Host names (with port) the MCP routes' requests may name besides the base URL's; loopback ones are added for a
+   * loopback base (DNS rebinding protection).
+   */
+  allowedHosts?: readonly string[];
 };
 
 export type Edge = {
@@ -104,7 +119,7 @@ export type Edge = {
 };
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-const DEFAULT_DB_DEADLINE_MS = 6000;
+export const DEFAULT_DB_DEADLINE_MS = 6000;
 /** What a client is told to wait after a 503: about two probes of the database. */
 const RETRY_AFTER_SECONDS = 2;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -159,6 +174,9 @@ export function createEdge(options: EdgeOptions): Edge {
   ];
   const exactPaths = new Set(routes.routes.filter((route) => route.meta.exactPath).map((route) => route.path));
   const corsRoutes = routes.routes.filter((route) => route.meta.oauth);
+  const mcpRoutes = routes.routes.filter((route) => route.meta.mcp);
+  const base = new URL(options.baseUrl);
+  const hosts = allowedHostsFor(base, options.allowedHosts ?? []);
   const credentials = options.credentials ?? accountApiPolicy;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const dbDeadlineMs = options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS;
@@ -194,15 +212,45 @@ export function createEdge(options: EdgeOptions): Edge {
 
   /** The answer, in the protocol of the route that gave it (OAuth's errors, CORS for the authorization server). */
   async function dispatch(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
-    const result = await answer(request, requestId);
+    const seen: Seen = {};
+    const result = await answer(request, requestId, seen);
     const path = request.target.split("?", 1)[0] as string;
+    const mcp = mcpRoutes.find((route) => route.pattern.test(path));
+    if (mcp) return mcpAnswer(mcp, result, seen.credential);
     const cors = corsRoutes.find((route) => route.pattern.test(path));
     if (!cors) return result;
     Object.assign(result.headers, CORS);
     return asOAuthError(result, cors.meta.oauth?.invalidInput ?? "invalid_request");
   }
 
-  async function answer(request: EdgeRequest, requestId: string): Promise<EdgeResult> {
+  /**
+   * An MCP endpoint's answer: refusals as JSON-RPC errors (`asJsonRpcError`), and on 401 and 403 the Bearer
+   * challenge that sends a client to discovery (RFC 9728 section 5.1) or to ask for more (RFC 6750 section 3.1).
+   */
+  function mcpAnswer(route: EdgeRoute, result: EdgeResult, credential: Credential | undefined): EdgeResult {
+    const metadata = `${base.origin}${PROTECTED_RESOURCE_METADATA_PATH}${route.path}`;
+    if (result.status === 401) {
+      const scope = route.meta.mcp?.defaultScopes.join(" ") ?? "";
+      const error = credential && credential.status !== "none" ? ', error="invalid_token"' : "";
+      result.headers["www-authenticate"] = `Bearer resource_metadata="${metadata}", scope="${scope}"${error}`;
+    }
+    if (result.status === 403 && typeof result.body === "string") {
+      const body = JSON.parse(result.body) as { error?: string; ability?: string };
+      if (body.error === "missing_api_key_ability") {
+        // What the call needs plus what the credential already holds: clients ask for exactly the challenge's scope
+        // again (the MCP step-up flow), and a token for the missing ability alone would lose every tool it used.
+        const needed = body.ability ?? route.meta.ability;
+        const caller = credential?.status === "valid" ? credential.caller : undefined;
+        const held: ReadonlySet<string> = caller && "abilities" in caller ? caller.abilities : new Set<string>();
+        const scope = accountAbilities.filter((name) => name === needed || held.has(name)).join(" ");
+        result.headers["www-authenticate"] =
+          `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadata}"`;
+      }
+    }
+    return asJsonRpcError(result);
+  }
+
+  async function answer(request: EdgeRequest, requestId: string, seen: Seen): Promise<EdgeResult> {
     const url = parseTarget(request.target);
     if (!url || !isWellEncoded(url)) {
       return errorResult("malformed_request", "The URL has malformed percent-encoding.");
@@ -220,12 +268,30 @@ export function createEdge(options: EdgeOptions): Edge {
       };
     }
 
+    // DNS rebinding: a page on another site reaching an MCP endpoint through a name that resolves to this server.
+    if (mcpRoutes.some((route) => route.pattern.test(path)) && !sameOrigin(request, hosts, base)) {
+      return errorResult("forbidden_origin");
+    }
     const matched = routes.match(method, path);
     if (health && !health.up && !matched?.route.meta.noDatabase) return unavailableResult();
-    const credential = await withDeadline(
-      resolveCredential(options.db, request.header("authorization"), credentials),
+    let credential = await withDeadline(
+      resolveCredential(
+        options.db,
+        request.header("authorization"),
+        matched?.route.meta.mcp ? accountMcpPolicy : credentials,
+      ),
       dbDeadlineMs,
     );
+    // A sign-in token is for one resource (RFC 8707): one issued for another is refused as if unknown.
+    if (
+      matched?.route.meta.mcp &&
+      credential.status === "valid" &&
+      credential.caller.type === "oauth_token" &&
+      credential.caller.resource !== `${base.origin}${matched.route.path}`
+    ) {
+      credential = { status: "invalid" };
+    }
+    seen.credential = credential;
     const own = matched?.route.meta.addressLimit;
     const limitHeaders: Record<string, string> = {};
     if (!own?.instead) {
@@ -284,7 +350,11 @@ export function createEdge(options: EdgeOptions): Edge {
     }
     let body: unknown;
     const contentType = request.header("content-type") ?? "";
-    if (route.meta.multipart && MULTIPART_TYPE.test(contentType)) {
+    if (route.meta.mcp && BODY_METHODS.has(route.method)) {
+      const read = await readRpcMessage(request, maxBodyBytes);
+      if (!read.ok) return read.result;
+      body = read.message;
+    } else if (route.meta.multipart && MULTIPART_TYPE.test(contentType)) {
       const form = await readMultipart(request, route.meta.multipart);
       if (!form.ok) {
         if (form.reason === "invalid") return jsonResult(422, validationBody(form.errors));
@@ -347,6 +417,8 @@ export function createEdge(options: EdgeOptions): Edge {
       log,
       collectLeaseSeconds: options.collectLeaseSeconds,
       oauth: options.oauth,
+      mcp: options.mcp,
+      http: { header: request.header, requestId },
     });
     let output: unknown;
     try {
@@ -368,7 +440,7 @@ export function createEdge(options: EdgeOptions): Edge {
     const headers = { ...context.res.headers };
     const status = context.res.status ?? route.meta.successStatus ?? 200;
     if (route.kind === "json") {
-      if (status === 204) return { status, headers, body: null };
+      if (status === 204 || output === undefined) return { status, headers, body: null };
       if (output instanceof JsonText) {
         return {
           status,

@@ -21,11 +21,18 @@ const errorRef = { $ref: "#/components/schemas/ErrorBody" };
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
-function errorResponse(description: string, codes: readonly string[], headers: Record<string, unknown> = {}) {
+const rpcErrorRef = { $ref: "#/components/schemas/JsonRpcErrorBody" };
+
+function errorResponse(
+  description: string,
+  codes: readonly string[],
+  headers: Record<string, unknown> = {},
+  schema: unknown = errorRef,
+) {
   return {
     description: `${description}${codes.length ? ` (error: ${codes.map((code) => `\`${code}\``).join(", ")})` : ""}`,
     headers: { "X-Request-Id": header("RequestId"), ...headers },
-    content: { "application/json": { schema: errorRef } },
+    content: { "application/json": { schema } },
   };
 }
 
@@ -69,10 +76,20 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
         ? { "Retry-After": header("RetryAfter") }
         : status === 416
           ? { "Content-Range": header("UnsatisfiedRange") }
-          : undefined;
-    responses[String(status)] = errorResponse(statusDescriptions[status] ?? "Error", list, headers);
+          : meta.mcp && (status === 401 || status === 403)
+            ? { "WWW-Authenticate": header("BearerChallenge") }
+            : undefined;
+    // An MCP endpoint answers in JSON-RPC, except 401 and 403 (the contract's body beside the Bearer challenge), and
+    // what Node answers before the edge sees the request (408, 431).
+    const schema = meta.mcp && ![401, 403, 408, 431].includes(status) ? rpcErrorRef : errorRef;
+    responses[String(status)] = errorResponse(statusDescriptions[status] ?? "Error", list, headers, schema);
   }
-  if (hasInput && !meta.oauth) {
+  if (hasInput && meta.mcp) {
+    responses["422"] = {
+      description: "Not one JSON-RPC message, or nested deeper than 64 levels (JSON-RPC -32600)",
+      content: { "application/json": { schema: rpcErrorRef } },
+    };
+  } else if (hasInput && !meta.oauth) {
     responses["422"] = {
       description: "Validation failed: the fields and what is wrong with each",
       content: { "application/json": { schema: { $ref: "#/components/schemas/ValidationErrorBody" } } },
@@ -186,8 +203,26 @@ function successResponses(route: EdgeRoute, operation: Operation, kinds: PlainKi
   return responses;
 }
 
-/** Header parameters the edge reads for an operation: validators for GETs, ranges for files. */
+/** Header parameters the edge reads for an operation: validators for GETs, ranges for files, an MCP session's. */
 function headerParameters(route: EdgeRoute, kinds: PlainKind[]) {
+  if (route.meta.mcp) {
+    return [
+      {
+        in: "header",
+        name: "Mcp-Session-Id",
+        required: false,
+        schema: { type: "string" },
+        description: "The session initialize opened (every request but initialize)",
+      },
+      {
+        in: "header",
+        name: "MCP-Protocol-Version",
+        required: false,
+        schema: { type: "string" },
+        description: "The protocol version initialize agreed",
+      },
+    ];
+  }
   if (route.method !== "GET") return [];
   const parameters = [
     {
@@ -246,6 +281,12 @@ const components = {
     Location: { required: true, schema: { type: "string", format: "uri" }, description: "Where to go" },
     Allow: { required: true, schema: { type: "string" }, description: "The methods this path answers" },
     RequestId: { required: true, schema: { type: "string" }, description: "This request's id, as the logs know it" },
+    BearerChallenge: {
+      required: false,
+      schema: { type: "string" },
+      description:
+        "Bearer challenge (RFC 6750, RFC 9728) on 401, and on a 403 for a missing ability (insufficient_scope): resource_metadata and the scope to ask for",
+    },
   },
   responses: {
     MethodNotAllowed: {
@@ -354,6 +395,7 @@ export function buildOpenApiDocument(
     operation["x-product-access"] = route.meta.product ?? null;
     if (route.meta.keyScope) operation["x-key-scope"] = route.meta.keyScope;
     if (route.meta.revokesKey) operation["x-revokes-key"] = true;
+    if (route.meta.mcp) operation["x-json-rpc"] = true;
   }
 
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
@@ -364,6 +406,26 @@ export function buildOpenApiDocument(
     properties: {
       message: { type: "string", description: "What went wrong, for people" },
       error: { type: "string", description: "Machine-readable code" },
+    },
+  };
+  schemas.JsonRpcErrorBody = {
+    type: "object",
+    required: ["jsonrpc", "error", "id"],
+    properties: {
+      jsonrpc: { const: "2.0" },
+      id: { type: "null" },
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: {
+          code: { type: "integer", description: "The JSON-RPC code" },
+          message: { type: "string", description: "What went wrong, for people" },
+          data: {
+            type: "object",
+            properties: { error: { type: "string", description: "The contract's machine-readable code" } },
+          },
+        },
+      },
     },
   };
   schemas.ValidationErrorBody = {

@@ -262,4 +262,77 @@ describe("the database going away under a trickle of requests", () => {
     }
     expect(back.body.error).toBe("invalid_client");
   }, 30_000);
+
+  it("gives the account MCP the same fast 503s while frozen: initialize and a session's tool call, in JSON-RPC", async () => {
+    const accountApi = createAccountApiEdge({
+      db: pool.db,
+      dbDeadlineMs: pool.deadlineMs,
+      health,
+      log: testLog.child({}, { level: "error" }),
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      oauth: TEST_OAUTH_SETTINGS,
+    });
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "outage", version: "1" } },
+    };
+    const mcp = async (body: unknown, sessionId?: string) => {
+      const sent = Date.now();
+      const response = await handleFetch(
+        accountApi,
+        new Request(`${TEST_BASE_URL}/api/mcp`, {
+          method: "POST",
+          headers: {
+            host: new URL(TEST_BASE_URL).host,
+            authorization: `Bearer ${key}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" } : {}),
+          },
+          body: JSON.stringify(body),
+        }),
+        "203.0.113.41",
+      );
+      return { status: response.status, ms: Date.now() - sent, body: await response.json(), headers: response.headers };
+    };
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "library_get", arguments: {} } };
+    const opened = await mcp(initialize);
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id") as string;
+    expect((await mcp(call, sessionId)).body.result.isError).toBeUndefined();
+
+    proxy.freeze();
+    // The first waits no longer than the deadline (credential, session and the tool's procedure all under it), and
+    // tells the health monitor; the next ones, initialize included, are refused at once.
+    const first = await mcp(call, sessionId);
+    expect(first.status).toBe(503);
+    expect(first.ms).toBeLessThan(BOUND_MS);
+    for (const [body, session] of [
+      [initialize, undefined],
+      [call, sessionId],
+    ] as const) {
+      const next = await mcp(body, session);
+      expect(next.status).toBe(503);
+      expect(next.ms).toBeLessThan(200);
+      expect(next.body).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: expect.any(String), data: { error: "service_unavailable" } },
+      });
+      expect(next.headers.get("retry-after")).toBe("2");
+      expect(next.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(next.headers.get("x-request-id")).toBeTruthy();
+    }
+    await proxy.restore();
+    let back = await mcp(call, sessionId);
+    for (let attempt = 0; attempt < 30 && back.status === 503; attempt++) {
+      await pause(100);
+      back = await mcp(call, sessionId);
+    }
+    expect(back.status).toBe(200);
+    expect(back.body.result.isError).toBeUndefined();
+  }, 30_000);
 });

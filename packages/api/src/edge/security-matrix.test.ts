@@ -7,6 +7,7 @@ import { describeSecurityMatrix } from "../testing/security-matrix";
 
 describeSecurityMatrix("account API", {
   router: appRouter,
+  mcp: ["POST /api/mcp", "DELETE /api/mcp"],
   edge: ({ db }, delivery) =>
     createAccountApiEdge({
       db,

@@ -171,7 +171,10 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
       return withPageStatus(
         res,
         () => handlePage(req, res),
-        (status) => (status === 500 && !health.up ? unavailableStatus(res) : status),
+        (status, answer) =>
+          (status === 500 && !health.up) || (answer.databaseUnavailable && (status === 200 || status === 500))
+            ? unavailableStatus(res)
+            : status,
       );
     },
     upgrade: pages.getUpgradeHandler(),

@@ -6,7 +6,7 @@ import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
 import type { Context } from "../context";
 import { hostNames } from "../edge/hosts";
 import { type EdgeRequest, JSON_TYPE, readBody } from "../edge/request";
-import { type EdgeResult, errorResult, errorToResponse, jsonResult } from "../edge/results";
+import { domainRpcError, type EdgeResult, errorToResponse, rpcCodeOf, rpcErrorResult } from "../edge/results";
 import { DomainError, ValidationError } from "../errors";
 import { JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import type { Logger } from "../log";
@@ -40,46 +40,46 @@ export function toolError(body: Record<string, unknown>): CallToolResult {
 }
 
 /** A JSON-RPC error answer for transport-level refusals (sessions, versions), as MCP clients expect them. */
-export function rpcError(status: number, message: string, code = -32000, data?: unknown): EdgeResult {
-  return jsonResult(status, {
-    jsonrpc: "2.0",
-    error: { code, message, ...(data === undefined ? {} : { data }) },
-    id: null,
-  });
+export function rpcError(status: number, message: string, code = -32000, data?: Record<string, unknown>): EdgeResult {
+  return rpcErrorResult(status, code, message, data);
 }
 
 /**
  * One JSON-RPC message from the body: JSON (415 otherwise) within the size limit (413), parsed under the nesting
- * limit (a JSON-RPC error otherwise). A batch is refused: the 2025-11-25 revision has none, and one HTTP request is
- * one call and one unit of the rate limit.
+ * limit (422), each refusal a JSON-RPC error from the one error table. A batch is refused: the 2025-11-25 revision
+ * has none, and one HTTP request is one call and one unit of the rate limit.
  */
 export async function readRpcMessage(
   request: EdgeRequest,
   maxBodyBytes: number,
 ): Promise<{ ok: true; message: unknown } | { ok: false; result: EdgeResult }> {
   if (!JSON_TYPE.test(request.header("content-type") ?? "")) {
-    return { ok: false, result: errorResult("unsupported_media_type") };
+    return { ok: false, result: domainRpcError("unsupported_media_type") };
   }
   const read = await readBody(request, maxBodyBytes);
   if (!read.ok) {
     const result =
       read.reason === "too_large"
-        ? errorResult("payload_too_large")
-        : errorResult("malformed_request", "The request body ended before it was complete.");
+        ? domainRpcError("payload_too_large", `The request body is larger than ${maxBodyBytes} bytes.`)
+        : domainRpcError("malformed_request", "The request body ended before it was complete.");
     return { ok: false, result };
   }
   const json = parseClientJson(read.bytes.toString("utf8"));
   if (!json.ok && json.reason === "too_deep") {
-    return { ok: false, result: rpcError(422, `Invalid request: the body ${TOO_DEEP}.`, -32600) };
+    return {
+      ok: false,
+      result: rpcErrorResult(422, rpcCodeOf("jsonrpc_invalid_request"), `Invalid request: the body ${TOO_DEEP}.`, {
+        error: "jsonrpc_invalid_request",
+      }),
+    };
   }
-  if (!json.ok) return { ok: false, result: rpcError(400, "Parse error: the body is not JSON.", -32700) };
+  if (!json.ok) return { ok: false, result: domainRpcError("jsonrpc_parse_error") };
   if (Array.isArray(json.value)) {
     return {
       ok: false,
-      result: rpcError(
-        400,
+      result: domainRpcError(
+        "jsonrpc_invalid_request",
         "Invalid request: JSON-RPC batches are not supported; send one message per request.",
-        -32600,
       ),
     };
   }

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountMcpEdge } from "../account-api";
+import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
 import { createRateLimiter } from "../rate-limit";
@@ -22,7 +22,7 @@ const MCP_URL = `${TEST_BASE_URL}/api/mcp`;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  edge = createAccountMcpEdge({
+  edge = createAccountApiEdge({
     db: testDb.db,
     baseUrl: TEST_BASE_URL,
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
@@ -66,7 +66,7 @@ const initialize = {
 
 describe("account MCP", () => {
   it("refuses a JSON-RPC batch (2025-11-25 has none), for one unit of the rate limit", async () => {
-    const limited = createAccountMcpEdge({
+    const limited = createAccountApiEdge({
       db: testDb.db,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 3 }),
@@ -225,6 +225,26 @@ describe("account MCP", () => {
     expect(lacking.headers.get("www-authenticate")).toContain('scope="products.read mcp.read"');
   });
 
+  it("answers what is not a JSON-RPC message, or not for this transport, with a JSON-RPC error naming the contract's code", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const { jsonrpc: _, ...withoutVersion } = initialize;
+    const cases: [unknown, Record<string, string>, number, string][] = [
+      [withoutVersion, {}, 400, "jsonrpc_invalid_request"],
+      [{ ...initialize, params: "everything" }, {}, 422, ""],
+      [initialize, { accept: "application/json" }, 406, "not_acceptable"],
+      [initialize, { "content-type": "text/plain" }, 415, "unsupported_media_type"],
+    ];
+    for (const [body, headers, status, code] of cases) {
+      const answer = await post(body, { authorization: `Bearer ${key}`, ...headers });
+      const text = await answer.text();
+      expect(answer.status, text).toBe(status);
+      const parsed = JSON.parse(text);
+      expect(parsed).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: expect.any(Number) } });
+      if (code) expect(parsed.error.data.error, text).toBe(code);
+      else expect(parsed.error).toMatchObject({ code: -32600, data: { errors: { params: expect.any(Array) } } });
+    }
+  });
+
   it("keeps sessions per credential: missing 400, unknown 404, another key's 404, notifications 202", async () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const { key: otherKey } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
@@ -287,7 +307,52 @@ describe("account MCP", () => {
       body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":${"[".repeat(depth)}${"]".repeat(depth)}}`,
     });
     expect(answer.status).toBe(422);
-    expect((await answer.json()).error).toEqual({ code: -32600, message: expect.stringContaining("64 levels") });
+    expect((await answer.json()).error).toEqual({
+      code: -32600,
+      message: expect.stringContaining("64 levels"),
+      data: { error: "jsonrpc_invalid_request" },
+    });
+  });
+
+  it("answers a body over the limit 413 with a JSON-RPC error (never 'not valid JSON'), with the common headers", async () => {
+    const small = createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 1000 }),
+      log: testLog,
+      maxBodyBytes: 1024,
+    });
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const request = (body: string) =>
+      handleFetch(
+        small,
+        new Request(MCP_URL, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${key}`,
+            host: new URL(MCP_URL).host,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body,
+        }),
+      );
+    // Cut off mid-way, as a client that sends too much is: the limit decides, not the JSON.
+    for (const body of [
+      JSON.stringify({ ...initialize, padding: "x".repeat(4000) }),
+      `{"jsonrpc":"2.0",${" ".repeat(2000)}`,
+    ]) {
+      const answer = await request(body);
+      expect(answer.status).toBe(413);
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(answer.headers.get("x-request-id")).toBeTruthy();
+      expect(answer.headers.get("x-ratelimit-limit")).toBe("1000");
+      expect(await answer.json()).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: expect.stringContaining("1024 bytes"), data: { error: "payload_too_large" } },
+      });
+    }
   });
 
   it("refuses a foreign Host or Origin (DNS rebinding) before reading any credential", async () => {

@@ -36,6 +36,8 @@ export function accountTools(router: AnyRouter): AccountTool[] {
   for (const route of collectRoutes(router)) {
     const ability = toolAbility(route);
     if (ability === undefined || route.kind !== "json" || route.meta.revokesKey || route.meta.multipart) continue;
+    // The MCP endpoint itself is no tool of its own.
+    if (route.meta.mcp) continue;
     if (route.meta.keyScope) continue;
     const inputSchema = argumentsSchema(route.inputs);
     if (!inputSchema) continue;

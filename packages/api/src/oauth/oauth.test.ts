@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountApiEdge, createAccountMcpEdge } from "../account-api";
+import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
 import { createRateLimiter } from "../rate-limit";
@@ -35,7 +35,7 @@ beforeAll(async () => {
     oauth: settings,
     routeLimits: { "oauth-register": 3 },
   });
-  mcp = createAccountMcpEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
+  mcp = createAccountApiEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
   api = createAccountApiEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
 });
 afterAll(() => testDb.drop());
@@ -631,7 +631,7 @@ describe("where tokens work", () => {
     expect(library.body.error).toBe("invalid_api_key");
 
     // The same token at an MCP endpoint of another base URL (another resource).
-    const elsewhere = createAccountMcpEdge({
+    const elsewhere = createAccountApiEdge({
       db: testDb.db,
       baseUrl: "http://other.test",
       rateLimiter: createRateLimiter({ points: 1000 }),

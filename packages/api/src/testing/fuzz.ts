@@ -317,41 +317,72 @@ export function createAnswerChecker(document: Document) {
     return validate;
   };
 
-  return function check(request: FuzzRequest, operation: Operation | undefined, answer: FuzzAnswer): string | null {
+  /**
+   * `jsonRpc`: the path is an MCP endpoint's (`x-json-rpc`), whose refusals are JSON-RPC errors carrying the
+   * contract's code in `data.error`, except 401 and 403, in the contract's shape.
+   */
+  return function check(
+    request: FuzzRequest,
+    operation: Operation | undefined,
+    answer: FuzzAnswer,
+    options: { jsonRpc?: boolean } = {},
+  ): string | null {
     const { status, headers } = answer.result;
     const text = answer.body?.toString("utf8") ?? "";
     const where = `${request.method} ${request.target} -> ${status} ${text.slice(0, 200)}`;
     if (status >= 500) return `5xx: ${where}`;
     if (request.method === "HEAD" && answer.body !== null) return `HEAD answered with a body: ${where}`;
     if (status >= 400 && request.method !== "HEAD") {
-      let parsed: { message?: unknown; error?: unknown; errors?: unknown };
+      let parsed: {
+        message?: unknown;
+        error?: { code?: unknown; message?: unknown; data?: { error?: unknown } } | string;
+        errors?: unknown;
+        jsonrpc?: unknown;
+      };
       try {
         parsed = JSON.parse(text);
       } catch {
         return `error answer is not JSON: ${where}`;
+      }
+      // An undocumented method (TRACE) may be refused by the server in front, before the edge, in the contract's shape.
+      const byEdge = operation !== undefined || parsed.jsonrpc !== undefined;
+      if (options.jsonRpc && byEdge && ![401, 403, 408, 431].includes(status)) {
+        const error = typeof parsed.error === "object" ? parsed.error : undefined;
+        const valid =
+          parsed.jsonrpc === "2.0" &&
+          Number.isInteger(error?.code) &&
+          typeof error?.message === "string" &&
+          typeof error?.data?.error === "string";
+        return valid || status === 422 ? checkDocumented() : `error answer not a JSON-RPC error: ${where}`;
       }
       if (typeof parsed.message !== "string") return `error answer without a message: ${where}`;
       if (status === 422 ? typeof parsed.errors !== "object" : typeof parsed.error !== "string") {
         return `error answer not in the contract's shape: ${where}`;
       }
     }
-    // A method the path does not have: refused at the door (or before it, by Node: 408, 431).
-    if (!operation)
-      return [204, 400, 401, 404, 405, 408, 429, 431].includes(status) ? null : `undocumented method answered ${where}`;
-    const documented =
-      operation.responses[String(status)] ??
-      (status === 405 ? document.components.responses.MethodNotAllowed : undefined);
-    if (!documented) return `status not in the document: ${where}`;
-    const response = documented.$ref ? resolve(documented.$ref, document) : documented;
-    for (const [name, declared] of Object.entries((response as { headers?: Record<string, Schema> }).headers ?? {})) {
-      const header = (declared.$ref ? resolve(declared.$ref, document) : declared) as { required?: boolean };
-      if (header.required && headers[name.toLowerCase()] === undefined) return `missing header ${name}: ${where}`;
+    return checkDocumented();
+
+    function checkDocumented(): string | null {
+      // A method the path does not have: refused at the door (or before it, by Node: 408, 431).
+      if (!operation)
+        return [204, 400, 401, 404, 405, 408, 429, 431].includes(status)
+          ? null
+          : `undocumented method answered ${where}`;
+      const documented =
+        operation.responses[String(status)] ??
+        (status === 405 ? document.components.responses.MethodNotAllowed : undefined);
+      if (!documented) return `status not in the document: ${where}`;
+      const response = documented.$ref ? resolve(documented.$ref, document) : documented;
+      for (const [name, declared] of Object.entries((response as { headers?: Record<string, Schema> }).headers ?? {})) {
+        const header = (declared.$ref ? resolve(declared.$ref, document) : declared) as { required?: boolean };
+        if (header.required && headers[name.toLowerCase()] === undefined) return `missing header ${name}: ${where}`;
+      }
+      const schema = (response as Operation["responses"][string]).content?.["application/json"]?.schema;
+      if (schema && answer.body && answer.body.length > 0 && headers["content-type"]?.startsWith("application/json")) {
+        const validate = validator(schema);
+        if (!validate(JSON.parse(text))) return `body invalid (${ajv.errorsText(validate.errors)}): ${where}`;
+      }
+      return null;
     }
-    const schema = (response as Operation["responses"][string]).content?.["application/json"]?.schema;
-    if (schema && answer.body && answer.body.length > 0 && headers["content-type"]?.startsWith("application/json")) {
-      const validate = validator(schema);
-      if (!validate(JSON.parse(text))) return `body invalid (${ajv.errorsText(validate.errors)}): ${where}`;
-    }
-    return null;
   };
 }

@@ -61,7 +61,8 @@ export function createApiClient(
     });
   return async function request(path: string, init: ApiRequestOptions = {}) {
     edge ??= edgeFor();
-    const headers: Record<string, string> = { ...init.headers };
+    // The Host header a client sends (a fetch Request has none): the MCP endpoint checks it (DNS rebinding).
+    const headers: Record<string, string> = { host: new URL(TEST_BASE_URL).host, ...init.headers };
     if (init.key) headers.authorization = `Bearer ${init.key}`;
     let body: string | Uint8Array | undefined = init.rawBody;
     if (init.body !== undefined) {

@@ -56,7 +56,12 @@ function pageReads(router: AnyRouter): PageRead[] {
  */
 export function describeSecurityMatrix(
   title: string,
-  options: { router: AnyRouter; edge: (testDb: TestDatabase, delivery: Delivery) => Edge },
+  options: {
+    router: AnyRouter;
+    edge: (testDb: TestDatabase, delivery: Delivery) => Edge;
+    /** The MCP endpoints (`meta.mcp`) the router must declare, as `METHOD /path`. */
+    mcp?: readonly string[];
+  },
 ) {
   let testDb: TestDatabase;
   let edge: Edge;
@@ -223,6 +228,15 @@ export function describeSecurityMatrix(
           expect(route.meta.product, `${name(route)} declares product access`).toBeDefined();
         if (withTarget.includes(route))
           expect(route.meta.example?.build, `${name(route)} declares how to build a valid request`).toBeDefined();
+      }
+    });
+
+    it("finds the MCP endpoints among the routes, each serving an account (never public) and so in every key row", () => {
+      const mcp = routes.filter((route) => route.meta.mcp);
+      expect(mcp.map(name).sort()).toEqual([...(options.mcp ?? [])].sort());
+      for (const route of mcp) {
+        expect(keyRequired, `${name(route)} takes a key`).toContain(route);
+        expect(withAbility, `${name(route)} declares its ability`).toContain(route);
       }
     });
 
