@@ -1,4 +1,4 @@
-import type { Delivery, GuessLimits, Logger, OAuthSettings } from "@shelf/api";
+import type { Delivery, GuessLimits, Logger, Mailer, OAuthSettings } from "@shelf/api";
 import { runtimeSlot } from "@shelf/api/host/pages";
 import type { Database } from "@shelf/db";
 import type { DatabaseHealth } from "@shelf/db/server";
@@ -25,6 +25,8 @@ export type WebRuntime = {
   secureCookies: boolean;
   /** The authorization server's settings: issuer, the resource it protects, the token brand. */
   oauth: OAuthSettings;
+  /** Account mail: SMTP (`SHELF_SMTP_URL`) or the data folder's outbox. */
+  mailer: Mailer;
 };
 
 const slot = runtimeSlot<WebRuntime>("web");

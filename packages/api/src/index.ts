@@ -35,6 +35,7 @@ export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
+export { createMailer, type Mail, type Mailer } from "./mail/mailer";
 export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/edge";
 export { createMetrics, type Metrics } from "./metrics";
 export {
