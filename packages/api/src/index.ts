@@ -51,6 +51,7 @@ export { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/
 export { createMetadataDocuments } from "./oauth/metadata-documents";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
+export * as recovery from "./routers/accounts/recovery";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
 export * as policyAdmin from "./routers/client-config/admin-service";
@@ -72,6 +73,12 @@ export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";
 export * as reportAdmin from "./routers/reports/crash-reports";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
+export {
+  listSecurityEvents,
+  recordSecurityEvent,
+  SECURITY_LOG_KEEP_DAYS,
+  type SecurityEvent,
+} from "./security-log";
 export {
   loadSigningKeyring,
   type Rotation,

@@ -12,6 +12,7 @@ import { ordersRouter } from "./routers/orders/router";
 import { productsRouter } from "./routers/products/router";
 import { publicRouter } from "./routers/public/router";
 import { reportsRouter } from "./routers/reports/router";
+import { securityLogRouter } from "./routers/security-log/router";
 import { setupRouter } from "./routers/setup/router";
 import { subscriptionsRouter } from "./routers/subscriptions/router";
 import { createCallerFactory, router } from "./trpc";
@@ -34,6 +35,7 @@ export const appRouter = router({
   account: accountRouter,
   keys: keysRouter,
   connectedApps: connectedAppsRouter,
+  securityLog: securityLogRouter,
 });
 
 export type AppRouter = typeof appRouter;

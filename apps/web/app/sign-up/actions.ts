@@ -3,7 +3,7 @@
 import { accounts } from "@shelf/api";
 import { CLIENT_ADDRESS_HEADER } from "@shelf/api/host/pages";
 import { headers } from "next/headers";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { failedForm } from "../../src/forms/errors";
 import type { FormState } from "../../src/forms/state";
 import { getRuntime } from "../../src/runtime";
@@ -29,6 +29,7 @@ export async function signUpAction(_state: FormState, form: FormData): Promise<F
       email: String(form.get("email") ?? ""),
       name: String(form.get("name") ?? "") || undefined,
       password: String(form.get("password") ?? ""),
+      language: (await getLocale()) === "ko" ? "ko" : "en",
     });
     return { status: "done", data: undefined };
   } catch (error) {

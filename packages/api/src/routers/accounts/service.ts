@@ -6,6 +6,7 @@ import type { SignInLimits } from "../../auth/guess-limits";
 import { hashPassword, verifyPassword } from "../../auth/password";
 import { endWebSessions } from "../../auth/web-session";
 import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
+import { recordSecurityEvent } from "../../security-log";
 import { type AccountRecord, ChangePasswordInput, CreateAccountInput, SignUpInput } from "./schemas";
 
 const { accounts } = schema;
@@ -38,12 +39,12 @@ export async function requireAccountByEmail(db: Database, email: string): Promis
 }
 
 export async function createAccount(db: Database, rawInput: CreateAccountInput): Promise<AccountRecord> {
-  const { email, name, password } = parseInput(CreateAccountInput, rawInput);
+  const { email, name, password, language } = parseInput(CreateAccountInput, rawInput);
   const passwordHash = password ? await hashPassword(password) : null;
   try {
     const [row] = await db
       .insert(accounts)
-      .values({ email, name: name ?? null, passwordHash })
+      .values({ email, name: name ?? null, passwordHash, language: language ?? null })
       .returning();
     return toAccountRecord(row as AccountRow);
   } catch (error) {
@@ -57,7 +58,12 @@ export async function createAccount(db: Database, rawInput: CreateAccountInput):
 /** Sign-up from the pages: an email, a password of at least 8 characters, and a name if the person gives one. */
 export async function signUp(db: Database, rawInput: SignUpInput): Promise<AccountRecord> {
   const input = parseInput(SignUpInput, rawInput);
-  return createAccount(db, { email: input.email, password: input.password, name: input.name || null });
+  return createAccount(db, {
+    email: input.email,
+    password: input.password,
+    name: input.name || null,
+    language: input.language ?? null,
+  });
 }
 
 export async function getMe(db: Database, accountId: number) {
@@ -99,6 +105,12 @@ export async function changePassword(
   const passwordHash = await hashPassword(input.new_password);
   return db.transaction(async (tx) => {
     await tx.update(accounts).set({ passwordHash }).where(eq(accounts.id, caller.accountId));
-    return { ended_sessions: await endWebSessions(tx, caller.accountId, { except: caller.sessionId }) };
+    const ended = await endWebSessions(tx, caller.accountId, { except: caller.sessionId });
+    await recordSecurityEvent(tx, {
+      accountId: caller.accountId,
+      kind: "password_changed",
+      detail: { ended_sessions: ended },
+    });
+    return { ended_sessions: ended };
   });
 }

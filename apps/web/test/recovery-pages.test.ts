@@ -1,0 +1,278 @@
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordSecret } from "@shelf/api/testing";
+import { linkIn, startTestSmtpServer, type TestSmtpServer } from "@shelf/api/testing/smtp";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./browser";
+import { type RunningServer, startServer } from "./server";
+
+/**
+ * Account recovery and the security log in Debian's Chromium against the production build, with mail received by a
+ * real SMTP server in this process: forgot password, the mail, its link followed, the new password, every old session
+ * ended, the link refused a second time; the log of the account's changes. Both languages, desktop and 390 px, axe,
+ * screenshots in test-results/pages.
+ */
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const shots = path.join(webDir, "test-results/pages");
+const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let testDb: TestDatabase;
+let sql: postgres.Sql;
+let server: RunningServer;
+let browser: Browser;
+let smtp: TestSmtpServer;
+let dataDir: string;
+
+const PASSWORD = "correct horse battery staple";
+const NEW_PASSWORD = "a whole new passphrase";
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
+  smtp = await startTestSmtpServer();
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-recovery-"));
+  server = await startServer({
+    DATABASE_URL: testDb.url,
+    SHELF_DATA_DIR: dataDir,
+    SHELF_SMTP_URL: smtp.url,
+    SHELF_MAIL_FROM: "Shelf <no-reply@shelf.test>",
+    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
+    SHELF_RATE_LIMIT_NAMESPACE: `recovery-${Date.now()}`,
+  });
+  browser = await launchChromium();
+  await fs.mkdir(shots, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await smtp?.close();
+  await sql?.end();
+  await testDb?.drop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+let emails = 0;
+function newEmail(): string {
+  emails += 1;
+  return `recover${emails}-${Date.now()}@example.test`;
+}
+
+async function newContext(locale = "en-US", phone = false): Promise<BrowserContext> {
+  return browser.newContext({
+    locale,
+    baseURL: server.url,
+    ...(phone ? { viewport: { width: 390, height: 844 } } : {}),
+  });
+}
+
+async function signUp(page: Page, email: string, labels = { email: "Email", password: "Password" }) {
+  await page.goto("/sign-up");
+  await page.getByLabel(labels.email).fill(email);
+  await page.getByLabel(labels.password).fill(PASSWORD);
+  await page.locator("main form button[type=submit]").click();
+  await page.waitForURL(/\/account$/);
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.locator("main").getByRole("button", { name: "Sign in" }).click();
+}
+
+/** axe-core with no serious or critical violation, and nothing wider than the window. */
+async function checkPage(page: Page, label: string, shot: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
+  expect(violations, label).toEqual([]);
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+  }));
+  expect(widths.scroll, `${label}: no sideways scrolling`).toBeLessThanOrEqual(widths.inner);
+  await page.screenshot({ path: `${shots}/${shot}.png`, fullPage: true });
+}
+
+describe("mail at start-up", () => {
+  it("says where mail goes, without the SMTP password", () => {
+    const output = server.output();
+    expect(output).toMatch(/Mail: sent through smtp:\/\/127\.0\.0\.1:\d+/);
+    expect(output).not.toContain("mail-secret");
+  });
+});
+
+describe("forgot password in the browser, through real SMTP", () => {
+  it("mails a link; following it sets a new password, ends the old sessions, and works once", async () => {
+    const email = newEmail();
+    // Two browsers signed in: both are signed out by the reset.
+    const first = await newContext();
+    const firstPage = await first.newPage();
+    await signUp(firstPage, email);
+    const second = await newContext();
+    const secondPage = await second.newPage();
+    await signIn(secondPage, email, PASSWORD);
+    await secondPage.waitForURL(/\/account$/);
+    // A wrong password, for the log.
+    const third = await newContext();
+    const page = await third.newPage();
+    await signIn(page, email, "not the password");
+    await page.locator("main").getByRole("alert").waitFor();
+
+    await page.goto("/sign-in");
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.waitForURL(/\/forgot-password$/);
+    // A refusal keeps what was typed.
+    await page.getByLabel("Email").fill("someone@localhost");
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.locator("main").getByRole("alert").waitFor();
+    expect(await page.getByLabel("Email").inputValue()).toBe("someone@localhost");
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Send the link" }).click();
+    const sent = page.locator("main").getByRole("status");
+    await sent.waitFor();
+    expect(await sent.textContent()).toContain(`If an account uses ${email}`);
+    await checkPage(page, "en forgot-password sent", "en-forgot-password-sent");
+
+    const mail = await smtp.next(email);
+    expect(mail.subject).toBe("Reset your Shelf password");
+    expect(mail.from).toContain("no-reply@shelf.test");
+    const link = linkIn(mail, `${server.url.replace("127.0.0.1", "localhost")}/reset-password#`).replace(
+      "localhost",
+      "127.0.0.1",
+    );
+    recordSecret(new URL(link).hash.slice(1));
+    expect(mail.html).toContain("/reset-password#");
+
+    await page.goto(link);
+    await page.getByLabel("New password").waitFor();
+    // The secret is taken out of the address bar.
+    await page.waitForFunction(() => window.location.hash === "");
+    expect(new URL(page.url()).pathname).toBe("/reset-password");
+    await checkPage(page, "en reset-password", "en-reset-password");
+    await page.getByLabel("New password").fill(NEW_PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    const done = page.locator("main").getByRole("status");
+    await done.waitFor();
+    expect(await done.textContent()).toContain("2 sessions were signed out");
+
+    // The old sessions are over: both browsers are sent to sign in.
+    for (const old of [firstPage, secondPage]) {
+      await old.goto("/account");
+      await old.waitForURL(/\/sign-in/);
+    }
+    // The old password is refused, the new one works.
+    await signIn(firstPage, email, PASSWORD);
+    await firstPage.locator("main").getByRole("alert").waitFor();
+    await signIn(firstPage, email, NEW_PASSWORD);
+    await firstPage.waitForURL(/\/account$/);
+
+    // The same link again: refused, with a way to ask for a new one.
+    const again = await newContext();
+    const againPage = await again.newPage();
+    await againPage.goto(link);
+    await againPage.getByLabel("New password").fill("one more new password");
+    await againPage.getByRole("button", { name: "Set password" }).click();
+    await againPage.locator("main").getByRole("alert").waitFor();
+    expect(await againPage.locator("main").getByRole("alert").textContent()).toContain("This link does not work");
+    expect(await againPage.getByRole("link", { name: "Ask for a new link" }).getAttribute("href")).toBe(
+      "/forgot-password",
+    );
+    const live = await sql<{ n: number }[]>`select count(*)::int as n from password_resets where used_at is null`;
+    expect(live[0]?.n).toBe(0);
+
+    // The security log tells the story, newest first.
+    await firstPage.goto("/settings/security-log");
+    const entries = firstPage.locator("ol.log > li strong");
+    expect(await entries.allTextContents()).toEqual([
+      "Signed in",
+      "Sign-in failed: wrong password",
+      "Password reset by email link",
+      "Sign-in failed: wrong password",
+      "Signed in",
+      "Signed in",
+    ]);
+    await checkPage(firstPage, "en security log", "en-settings-security-log");
+
+    // Another account sees none of it.
+    const stranger = await newContext();
+    const strangerPage = await stranger.newPage();
+    await signUp(strangerPage, newEmail());
+    await strangerPage.goto("/settings/security-log");
+    expect(await strangerPage.locator("ol.log > li strong").allTextContents()).toEqual(["Signed in"]);
+    for (const context of [first, second, third, again, stranger]) await context.close();
+  });
+
+  it("answers an unknown address as it answers a known one, and mails nothing", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const before = smtp.received.length;
+    await page.goto("/forgot-password");
+    await page.getByLabel("Email").fill("nobody-at-all@example.test");
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.locator("main").getByRole("status").waitFor();
+    expect(await page.locator("main").getByRole("status").textContent()).toBe(
+      "If an account uses nobody-at-all@example.test, a link to set a new password is on its way there.",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(smtp.received.length).toBe(before);
+    await context.close();
+  });
+
+  it("speaks Korean, with the mail in Korean, and fits 390 px on every page", async () => {
+    for (const [locale, lang] of [
+      ["en-US", "en"],
+      ["ko-KR", "ko"],
+    ] as const) {
+      const email = newEmail();
+      const context = await newContext(locale, true);
+      const page = await context.newPage();
+      const labels =
+        lang === "ko" ? { email: "이메일", password: "비밀번호" } : { email: "Email", password: "Password" };
+      await signUp(page, email, labels);
+      await page.goto("/settings/security-log");
+      expect(await page.getAttribute("html", "lang")).toBe(lang);
+      await checkPage(page, `${lang} phone security log`, `${lang}-phone-settings-security-log`);
+      const signedIn = await newContext(locale, true);
+      const anonymous = await signedIn.newPage();
+      await anonymous.goto("/forgot-password");
+      await checkPage(anonymous, `${lang} phone forgot-password`, `${lang}-phone-forgot-password`);
+      await anonymous.getByLabel(labels.email).fill(email);
+      await anonymous.locator("main form button[type=submit]").click();
+      await anonymous.locator("main").getByRole("status").waitFor();
+      const mail = await smtp.next(email);
+      expect(mail.subject).toBe(lang === "ko" ? "Shelf 비밀번호 재설정" : "Reset your Shelf password");
+      const link = new URL(linkIn(mail, "http://localhost:"));
+      recordSecret(link.hash.slice(1));
+      await anonymous.goto(`/reset-password${link.hash}`);
+      await anonymous.getByLabel(lang === "ko" ? "새 비밀번호" : "New password").waitFor();
+      await checkPage(anonymous, `${lang} phone reset-password`, `${lang}-phone-reset-password`);
+      await anonymous.goto("/reset-password");
+      await anonymous.locator("main").getByRole("alert").waitFor();
+      await checkPage(anonymous, `${lang} phone reset-password without link`, `${lang}-phone-reset-password-invalid`);
+      if (lang === "ko") {
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.goto("/settings/security-log");
+        expect(await page.locator("ol.log > li strong").first().textContent()).toBe("로그인");
+        await checkPage(page, "ko security log", "ko-settings-security-log");
+        await anonymous.goto("/forgot-password");
+        expect(await anonymous.getByRole("heading", { level: 1 }).textContent()).toBe("비밀번호 찾기");
+      }
+      await context.close();
+      await signedIn.close();
+    }
+  });
+});
