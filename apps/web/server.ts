@@ -98,6 +98,7 @@ async function main() {
         secureCookies: host.baseUrl.startsWith("https:"),
         oauth: oauthSettings,
         mailer,
+        disclosure,
       });
       if (!(await guessLimits.ready())) {
         host.log.warn("Redis did not answer: sign-in limits are counted per instance until it does");

@@ -1,4 +1,4 @@
-import type { Delivery, GuessLimits, Logger, Mailer, OAuthSettings } from "@shelf/api";
+import type { Delivery, GuessLimits, Logger, Mailer, OAuthSettings, PublicDisclosureData } from "@shelf/api";
 import { runtimeSlot } from "@shelf/api/host/pages";
 import type { Database } from "@shelf/db";
 import type { DatabaseHealth } from "@shelf/db/server";
@@ -27,6 +27,8 @@ export type WebRuntime = {
   oauth: OAuthSettings;
   /** Account mail: SMTP (`SHELF_SMTP_URL`) or the data folder's outbox. */
   mailer: Mailer;
+  /** The business disclosure the footer shows (`/api/public/disclosure`'s data), when the deployment publishes one. */
+  disclosure: PublicDisclosureData | undefined;
 };
 
 const slot = runtimeSlot<WebRuntime>("web");

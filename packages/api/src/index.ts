@@ -73,6 +73,7 @@ export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";
 export * as reportAdmin from "./routers/reports/crash-reports";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
+export type { PublicDisclosureData } from "./schemas/disclosure";
 export {
   listSecurityEvents,
   recordSecurityEvent,

@@ -13,6 +13,7 @@ import { productsRouter } from "./routers/products/router";
 import { publicRouter } from "./routers/public/router";
 import { reportsRouter } from "./routers/reports/router";
 import { securityLogRouter } from "./routers/security-log/router";
+import { sessionsRouter } from "./routers/sessions/router";
 import { setupRouter } from "./routers/setup/router";
 import { subscriptionsRouter } from "./routers/subscriptions/router";
 import { createCallerFactory, router } from "./trpc";
@@ -36,6 +37,7 @@ export const appRouter = router({
   keys: keysRouter,
   connectedApps: connectedAppsRouter,
   securityLog: securityLogRouter,
+  sessions: sessionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

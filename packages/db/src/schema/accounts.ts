@@ -10,6 +10,10 @@ export const accounts = pgTable(
     passwordHash: text(),
     /** The language its mails are written in (`en`, `ko`): the pages' language at sign-up; unset, English. */
     language: text(),
+    /** When the person accepted the terms and the privacy policy at sign-up, and which (their URLs then). */
+    termsAcceptedAt: timestamp({ withTimezone: true }),
+    acceptedTermsUrl: text(),
+    acceptedPrivacyUrl: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -24,6 +24,8 @@ export const SignUpInput = z.object({
   password: z.string().min(8).max(MAX_PASSWORD_LENGTH),
   /** The pages' language at sign-up: the account's mails are written in it. */
   language: z.enum(["en", "ko"]).optional(),
+  /** The "I accept the terms and the privacy policy" box, ticked. */
+  accept_terms: z.boolean().optional(),
 });
 export type SignUpInput = z.input<typeof SignUpInput>;
 

@@ -38,13 +38,18 @@ export async function requireAccountByEmail(db: Database, email: string): Promis
   return account;
 }
 
-export async function createAccount(db: Database, rawInput: CreateAccountInput): Promise<AccountRecord> {
+export async function createAccount(
+  db: Database,
+  rawInput: CreateAccountInput,
+  /** What sign-up records with the account in the same insert: the acceptance of the terms. */
+  recorded: Pick<typeof accounts.$inferInsert, "termsAcceptedAt" | "acceptedTermsUrl" | "acceptedPrivacyUrl"> = {},
+): Promise<AccountRecord> {
   const { email, name, password, language } = parseInput(CreateAccountInput, rawInput);
   const passwordHash = password ? await hashPassword(password) : null;
   try {
     const [row] = await db
       .insert(accounts)
-      .values({ email, name: name ?? null, passwordHash, language: language ?? null })
+      .values({ email, name: name ?? null, passwordHash, language: language ?? null, ...recorded })
       .returning();
     return toAccountRecord(row as AccountRow);
   } catch (error) {
@@ -55,15 +60,30 @@ export async function createAccount(db: Database, rawInput: CreateAccountInput):
   }
 }
 
-/** Sign-up from the pages: an email, a password of at least 8 characters, and a name if the person gives one. */
-export async function signUp(db: Database, rawInput: SignUpInput): Promise<AccountRecord> {
+/** The terms and privacy policy a deployment publishes (`SHELF_TERMS_URL`, `SHELF_PRIVACY_URL`), each optional. */
+export type LegalTerms = { termsUrl?: string; privacyUrl?: string };
+
+/**
+ * Sign-up from the pages: an email, a password of at least 8 characters, and a name if the person gives one. When the
+ * deployment publishes terms or a privacy policy, they must be accepted, and the account records when and which.
+ */
+export async function signUp(db: Database, rawInput: SignUpInput, legal: LegalTerms = {}): Promise<AccountRecord> {
   const input = parseInput(SignUpInput, rawInput);
-  return createAccount(db, {
-    email: input.email,
-    password: input.password,
-    name: input.name || null,
-    language: input.language ?? null,
-  });
+  const published = legal.termsUrl !== undefined || legal.privacyUrl !== undefined;
+  if (published && input.accept_terms !== true) {
+    throw new ValidationError({ accept_terms: ["must be accepted to create an account"] });
+  }
+  return createAccount(
+    db,
+    { email: input.email, password: input.password, name: input.name || null, language: input.language ?? null },
+    published
+      ? {
+          termsAcceptedAt: new Date(),
+          acceptedTermsUrl: legal.termsUrl ?? null,
+          acceptedPrivacyUrl: legal.privacyUrl ?? null,
+        }
+      : {},
+  );
 }
 
 export async function getMe(db: Database, accountId: number) {

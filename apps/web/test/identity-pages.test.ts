@@ -13,9 +13,10 @@ import { launchChromium } from "./browser";
 import { type RunningServer, startServer } from "./server";
 
 /**
- * Account recovery and the security log in Debian's Chromium against the production build, with mail received by a
- * real SMTP server in this process: forgot password, the mail, its link followed, the new password, every old session
- * ended, the link refused a second time; the log of the account's changes. Both languages, desktop and 390 px, axe,
+ * Account recovery, the security log, the footer and the terms in Debian's Chromium against the production build,
+ * with mail received by a real SMTP server in this process: forgot password, the mail, its link followed, the new
+ * password, every old session ended, the link refused a second time; the log of the account's changes; the business
+ * disclosure and the terms in the footer, their acceptance at sign-up. Both languages, desktop and 390 px, axe,
  * screenshots in test-results/pages.
  */
 
@@ -31,6 +32,20 @@ let smtp: TestSmtpServer;
 let dataDir: string;
 
 const PASSWORD = "correct horse battery staple";
+const TERMS_URL = "https://shelf.test/legal/terms";
+const PRIVACY_URL = "https://shelf.test/legal/privacy";
+const sample = (lang: string) => ({
+  company_name: `Shelf Test Company ${lang}`,
+  representative_name: `Representative ${lang}`,
+  business_registration_number: "123-45-67890",
+  mail_order_registration_number: `2026-Seoul-${lang}`,
+  address: `1 Test Street ${lang}`,
+  phone: "02-123-4567",
+  email: "hello@shelf.test",
+  website: "https://shelf.test",
+  ftc_biz_info_url: "https://www.ftc.go.kr/bizCommPop.do?wrkr_no=1234567890",
+});
+const DISCLOSURE = { ko: { ...sample("ko"), company_name: "셸프 테스트 회사" }, en: sample("en") };
 const NEW_PASSWORD = "a whole new passphrase";
 
 beforeAll(async () => {
@@ -43,6 +58,9 @@ beforeAll(async () => {
     SHELF_DATA_DIR: dataDir,
     SHELF_SMTP_URL: smtp.url,
     SHELF_MAIL_FROM: "Shelf <no-reply@shelf.test>",
+    SHELF_DISCLOSURE: JSON.stringify(DISCLOSURE),
+    SHELF_TERMS_URL: TERMS_URL,
+    SHELF_PRIVACY_URL: PRIVACY_URL,
     SHELF_RATE_LIMIT_PER_MINUTE: "1000",
     SHELF_RATE_LIMIT_NAMESPACE: `recovery-${Date.now()}`,
   });
@@ -77,6 +95,7 @@ async function signUp(page: Page, email: string, labels = { email: "Email", pass
   await page.goto("/sign-up");
   await page.getByLabel(labels.email).fill(email);
   await page.getByLabel(labels.password).fill(PASSWORD);
+  await page.locator("main input[name=accept_terms]").check();
   await page.locator("main form button[type=submit]").click();
   await page.waitForURL(/\/account$/);
 }
@@ -274,5 +293,111 @@ describe("forgot password in the browser, through real SMTP", () => {
       await context.close();
       await signedIn.close();
     }
+  });
+});
+
+describe("the footer and the terms", () => {
+  it("shows the business disclosure (as /api/public/disclosure publishes it) and the terms, in both languages", async () => {
+    const published = (await (await fetch(`${server.url}/api/public/disclosure`)).json()) as typeof DISCLOSURE;
+    expect(published).toEqual(DISCLOSURE);
+    for (const [locale, lang] of [
+      ["en-US", "en"],
+      ["ko-KR", "ko"],
+    ] as const) {
+      for (const phone of [false, true]) {
+        const context = await newContext(locale, phone);
+        const page = await context.newPage();
+        await page.goto("/sign-in");
+        const footer = page.locator("footer");
+        const text = (await footer.textContent()) ?? "";
+        for (const value of Object.values(published[lang])) {
+          if (!value.startsWith("https://www.ftc")) expect(text).toContain(value);
+        }
+        const other = lang === "ko" ? "en" : "ko";
+        expect(text).not.toContain(published[other].company_name);
+        expect(
+          await footer
+            .getByRole("link", { name: lang === "ko" ? "이용약관" : "Terms of service" })
+            .getAttribute("href"),
+        ).toBe(TERMS_URL);
+        expect(
+          await footer
+            .getByRole("link", { name: lang === "ko" ? "개인정보처리방침" : "Privacy policy" })
+            .getAttribute("href"),
+        ).toBe(PRIVACY_URL);
+        await checkPage(
+          page,
+          `${lang} footer${phone ? " phone" : ""}`,
+          `${lang}${phone ? "-phone" : ""}-footer-sign-in`,
+        );
+        await context.close();
+      }
+    }
+  });
+
+  it("records the acceptance at sign-up; a sign-up without it is refused and keeps what was typed", async () => {
+    const email = newEmail();
+    const context = await newContext("en-US", true);
+    const page = await context.newPage();
+    await page.goto("/sign-up");
+    const terms = page.locator("main").getByRole("link", { name: "terms of service" });
+    expect(await terms.getAttribute("href")).toBe(TERMS_URL);
+    await checkPage(page, "en phone sign-up with terms", "en-phone-sign-up-terms");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    // Past the browser's own check: the server refuses too.
+    await page.locator("main input[name=accept_terms]").evaluate((box) => box.removeAttribute("required"));
+    await page.locator("main form button[type=submit]").click();
+    await page.locator("main").getByRole("alert").waitFor();
+    expect(await page.locator("main").textContent()).toContain("Accept the terms to create an account.");
+    expect(await page.getByLabel("Email").inputValue()).toBe(email);
+    const none = await sql<{ n: number }[]>`select count(*)::int as n from accounts where email = ${email}`;
+    expect(none[0]?.n).toBe(0);
+    await page.locator("main input[name=accept_terms]").check();
+    await page.locator("main form button[type=submit]").click();
+    await page.waitForURL(/\/account$/);
+    const [row] = await sql<{ accepted_at: Date | null; terms: string; privacy: string; language: string }[]>`
+      select terms_accepted_at as accepted_at, accepted_terms_url as terms, accepted_privacy_url as privacy, language
+      from accounts where email = ${email}`;
+    expect(row).toMatchObject({ terms: TERMS_URL, privacy: PRIVACY_URL, language: "en" });
+    expect(row?.accepted_at).toBeInstanceOf(Date);
+    await context.close();
+  });
+});
+
+describe("signed-in browsers", () => {
+  it("lists the account's browsers and signs one out, which must then sign in again", async () => {
+    const email = newEmail();
+    const mine = await newContext();
+    const page = await mine.newPage();
+    await signUp(page, email);
+    const other = await newContext("ko-KR", true);
+    const otherPage = await other.newPage();
+    await otherPage.goto("/sign-in");
+    await otherPage.getByLabel("이메일").fill(email);
+    await otherPage.getByLabel("비밀번호").fill(PASSWORD);
+    await otherPage.locator("main form button[type=submit]").click();
+    await otherPage.waitForURL(/\/account$/);
+
+    await page.goto("/settings/sessions");
+    const entries = page.locator("ol.log > li");
+    expect(await entries.count()).toBe(2);
+    expect(await entries.first().textContent()).toContain("This browser");
+    expect(await entries.nth(1).textContent()).toContain("from 127.0.0.1");
+    await checkPage(page, "en sessions", "en-settings-sessions");
+    await otherPage.goto("/settings/sessions");
+    await checkPage(otherPage, "ko phone sessions", "ko-phone-settings-sessions");
+    expect(await otherPage.locator("ol.log > li").first().textContent()).toContain("이 브라우저");
+
+    await entries.nth(1).getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Sign it out" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("ol.log > li").length === 1);
+    await otherPage.goto("/account");
+    await otherPage.waitForURL(/\/sign-in/);
+    // This browser is still signed in.
+    await page.goto("/account");
+    expect(new URL(page.url()).pathname).toBe("/account");
+    await mine.close();
+    await other.close();
   });
 });
