@@ -401,3 +401,23 @@ describe("signed-in browsers", () => {
     await other.close();
   });
 });
+
+describe("the person's name", () => {
+  it("is changed on the security page, shown at once, and cleared when left empty", async () => {
+    const context = await newContext("en-US", true);
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    await page.goto("/settings/security");
+    await page.getByLabel("Name", { exact: true }).fill("Grace Hopper");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.locator("main").getByRole("status").waitFor();
+    expect(await page.locator("main").getByRole("status").textContent()).toBe("Saved: Grace Hopper.");
+    await page.reload();
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Grace Hopper");
+    await checkPage(page, "en phone security with name", "en-phone-settings-security-name");
+    await page.getByLabel("Name", { exact: true }).fill("");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.getByText("Name removed.").waitFor();
+    await context.close();
+  });
+});

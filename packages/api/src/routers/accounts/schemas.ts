@@ -40,6 +40,10 @@ export const ChangedPasswordData = z.object({
   ended_sessions: z.number().int(),
 });
 
+/** The name the pages greet the person by: empty clears it. */
+export const ChangeNameInput = z.object({ name: z.string().trim().max(200) });
+export type ChangeNameInput = z.input<typeof ChangeNameInput>;
+
 export const MeData = z.object({ id: z.number().int(), email: z.string(), name: z.string().nullable() });
 
 export const PasswordResetRequestInput = z.object({ email: z.string().trim().max(254).pipe(z.email()) });

@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from "../../auth/password";
 import { endWebSessions } from "../../auth/web-session";
 import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
 import { recordSecurityEvent } from "../../security-log";
-import { type AccountRecord, ChangePasswordInput, CreateAccountInput, SignUpInput } from "./schemas";
+import { type AccountRecord, ChangeNameInput, ChangePasswordInput, CreateAccountInput, SignUpInput } from "./schemas";
 
 const { accounts } = schema;
 
@@ -91,6 +91,18 @@ export async function getMe(db: Database, accountId: number) {
     .select({ id: accounts.id, email: accounts.email, name: accounts.name })
     .from(accounts)
     .where(eq(accounts.id, accountId));
+  if (!row) throw new DomainError("not_found", "Account not found.");
+  return row;
+}
+
+/** Changes the signed-in person's name (empty: none). */
+export async function changeName(db: Database, accountId: number, rawInput: ChangeNameInput) {
+  const { name } = parseInput(ChangeNameInput, rawInput);
+  const [row] = await db
+    .update(accounts)
+    .set({ name: name || null })
+    .where(eq(accounts.id, accountId))
+    .returning({ id: accounts.id, email: accounts.email, name: accounts.name });
   if (!row) throw new DomainError("not_found", "Account not found.");
   return row;
 }
