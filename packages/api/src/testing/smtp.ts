@@ -79,6 +79,18 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
   };
 }
 
+/** A mail as written to the outbox (a `.eml` file's text), parsed like the ones the SMTP server receives. */
+export async function parseMail(raw: string): Promise<ReceivedMail> {
+  const mail = await simpleParser(raw);
+  return {
+    to: addresses(mail),
+    from: mail.from?.text ?? "",
+    subject: mail.subject ?? "",
+    text: mail.text ?? "",
+    html: typeof mail.html === "string" ? mail.html : "",
+  };
+}
+
 /** The first link in a mail's text that starts with `prefix`. */
 export function linkIn(mail: ReceivedMail, prefix: string): string {
   const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
