@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import {
   createAccountApiEdge,
   createGuessLimits,
+  createMailer,
   createMetadataDocuments,
   DEMO_DISCLOSURE,
   loadDataFolderSecret,
@@ -55,9 +56,15 @@ async function main() {
       });
       // Every instance must seal and open the same session cookies: the environment's secret, else the data folder's.
       const authSecret = web.SHELF_AUTH_SECRET ?? (await loadDataFolderSecret(db.SHELF_DATA_DIR, "auth-secret"));
-      return { disclosure, demo, guessLimits, authSecret };
+      // Account mail (password resets) through SHELF_SMTP_URL; without it, into the data folder's outbox.
+      const mailer = createMailer({
+        smtpUrl: api.SHELF_SMTP_URL,
+        outboxDir: path.resolve(db.SHELF_DATA_DIR, "outbox"),
+        from: api.SHELF_MAIL_FROM,
+      });
+      return { disclosure, demo, guessLimits, authSecret, mailer };
     },
-    mount: async (host, { disclosure, demo, guessLimits, authSecret }) => {
+    mount: async (host, { disclosure, demo, guessLimits, authSecret, mailer }) => {
       // The authorization server's endpoints are account API routes (the consent page is Next's): its tokens work on
       // the account MCP only.
       const oauthSettings = {
@@ -87,6 +94,8 @@ async function main() {
         authSecret,
         secureCookies: host.baseUrl.startsWith("https:"),
         oauth: oauthSettings,
+        mailer,
+        disclosure,
       });
       if (!(await guessLimits.ready())) {
         host.log.warn("Redis did not answer: sign-in limits are counted per instance until it does");
@@ -99,7 +108,19 @@ async function main() {
             `Demo sign-in: ${demo.email} / ${demo.password} at http://localhost:${host.port}/sign-in`,
           ]
         : [];
-      return { edges: [accountApi], lines, close: () => guessLimits.close() };
+      lines.push(
+        api.SHELF_SMTP_URL
+          ? `Mail: sent through ${mailer.destination}`
+          : `Mail: no SHELF_SMTP_URL, so each mail is written to ${mailer.destination}`,
+      );
+      return {
+        edges: [accountApi],
+        lines,
+        close: async () => {
+          mailer.close();
+          await guessLimits.close();
+        },
+      };
     },
   });
 }

@@ -66,7 +66,15 @@ describe("housekeeping", () => {
     const result = await adminJson("housekeeping", "--keep-days", "7");
     expect(result).toEqual({
       keep_days: 7,
-      removed: { oauth_codes: 1, oauth_tokens: 2, mcp_sessions: 2, web_sessions: 1, device_sign_ins: 0 },
+      removed: {
+        oauth_codes: 1,
+        oauth_tokens: 2,
+        mcp_sessions: 2,
+        web_sessions: 1,
+        device_sign_ins: 0,
+        password_resets: 0,
+        security_events: 0,
+      },
     });
     const left = async (table: string) =>
       Number(

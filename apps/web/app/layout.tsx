@@ -7,6 +7,7 @@ import { AuthProvider } from "../src/components/auth-provider";
 import { LanguageSwitch } from "../src/components/language-switch";
 import { NavLink } from "../src/components/nav-link";
 import { SignOutButton } from "../src/components/sign-out-button";
+import { getRuntime } from "../src/runtime";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -23,6 +24,11 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const locale = await getLocale();
   const t = await getTranslations("layout");
   const session = await currentSession().catch(noAccountOnOutage);
+  const footer = await getTranslations("footer");
+  const { config, disclosure } = getRuntime();
+  const web = config.web;
+  // The business disclosure (what GET /api/public/disclosure publishes) in the page's language.
+  const business = disclosure ? disclosure[locale === "ko" ? "ko" : "en"] : undefined;
   return (
     <html lang={locale}>
       <body>
@@ -64,8 +70,28 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               {children}
             </main>
             <footer className="site-footer">
-              <a href="/docs/api">{t("apiReference")}</a>
-              <a href="/api/openapi.json">OpenAPI</a>
+              <nav aria-label={footer("links")} className="footer-links">
+                <a href="/docs/api">{t("apiReference")}</a>
+                <a href="/api/openapi.json">OpenAPI</a>
+                {web.SHELF_TERMS_URL && <a href={web.SHELF_TERMS_URL}>{footer("terms")}</a>}
+                {web.SHELF_PRIVACY_URL && <a href={web.SHELF_PRIVACY_URL}>{footer("privacy")}</a>}
+              </nav>
+              {business && (
+                <section aria-label={footer("disclosure")} className="disclosure">
+                  <p>
+                    <strong>{business.company_name}</strong> · {footer("representative")} {business.representative_name}
+                  </p>
+                  <p>
+                    {footer("businessNumber")} {business.business_registration_number} · {footer("mailOrderNumber")}{" "}
+                    {business.mail_order_registration_number} · <a href={business.ftc_biz_info_url}>{footer("ftc")}</a>
+                  </p>
+                  <p>
+                    {business.address} · {footer("phone")} {business.phone} · {footer("email")}{" "}
+                    <a href={`mailto:${business.email}`}>{business.email}</a> ·{" "}
+                    <a href={business.website}>{business.website}</a>
+                  </p>
+                </section>
+              )}
             </footer>
           </AuthProvider>
         </NextIntlClientProvider>

@@ -11,6 +11,10 @@ const WebEnv = HostEnv.extend({
    * into the data folder (the embedded default, one machine).
    */
   SHELF_AUTH_SECRET: optionalSetting().pipe(z.string().min(32, "at least 32 characters").optional()),
+  /** The terms of service the pages link to in their footer; set, sign-up asks to accept them and records it. */
+  SHELF_TERMS_URL: optionalSetting().pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** The privacy policy, likewise. */
+  SHELF_PRIVACY_URL: optionalSetting().pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
 export type WebEnv = z.infer<typeof WebEnv>;

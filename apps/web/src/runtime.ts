@@ -1,4 +1,4 @@
-import type { Delivery, GuessLimits, Logger, OAuthSettings } from "@shelf/api";
+import type { Delivery, GuessLimits, Logger, Mailer, OAuthSettings, PublicDisclosureData } from "@shelf/api";
 import { runtimeSlot } from "@shelf/api/host/pages";
 import type { Database } from "@shelf/db";
 import type { DatabaseHealth } from "@shelf/db/server";
@@ -25,6 +25,10 @@ export type WebRuntime = {
   secureCookies: boolean;
   /** The authorization server's settings: issuer, the resource it protects, the token brand. */
   oauth: OAuthSettings;
+  /** Account mail: SMTP (`SHELF_SMTP_URL`) or the data folder's outbox. */
+  mailer: Mailer;
+  /** The business disclosure the footer shows (`/api/public/disclosure`'s data), when the deployment publishes one. */
+  disclosure: PublicDisclosureData | undefined;
 };
 
 const slot = runtimeSlot<WebRuntime>("web");

@@ -64,6 +64,13 @@ const ApiEnv = z
     SHELF_APP_URL: optionalSetting()
       .pipe(z.url({ protocol: /^https?$/ }).optional())
       .transform((value) => value?.replace(/\/+$/, "")),
+    /**
+     * The SMTP server account mail (password resets) goes through: `smtp://user:password@host:587` (STARTTLS when the
+     * server offers it) or `smtps://...:465`. Unset: each mail is written to outbox/ in the data folder as a `.eml` file.
+     */
+    SHELF_SMTP_URL: optionalSetting().pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+    /** The sender of account mail. */
+    SHELF_MAIL_FROM: optionalSetting().pipe(z.string().min(3).max(320).default("Shelf <no-reply@localhost>")),
     /** Where the filesystem artifact store keeps its files; unset: artifacts/ in the data folder. */
     SHELF_ARTIFACTS_DIR: optionalSetting(),
     /** Set: artifacts live in this S3 bucket (several instances), and downloads go to presigned object URLs. */

@@ -86,6 +86,10 @@ export const domainErrors = {
     status: 403,
     message: "A version is reviewed by another token than the one that wrote it.",
   },
+  reset_link_invalid: {
+    status: 400,
+    message: "This password reset link is unknown, has expired or was already used: ask for a new one.",
+  },
   not_found: { status: 404, message: "Not found." },
   install_not_available: { status: 404, message: "There is nothing to install for this product." },
   order_not_found: { status: 404, message: "Order not found." },

@@ -2,6 +2,7 @@ import type { Database, Executor } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import type { Logger } from "./log";
 import { type Periodic, schedulePeriodic } from "./periodic";
+import { SECURITY_LOG_KEEP_DAYS } from "./security-log";
 import { sqlRows } from "./sql-text";
 
 export type PrunedCounts = {
@@ -10,16 +11,23 @@ export type PrunedCounts = {
   mcp_sessions: number;
   web_sessions: number;
   device_sign_ins: number;
+  password_resets: number;
+  security_events: number;
 };
 
 /**
  * Removes what can no longer be used and has been dead for `keepDays`: authorization codes, access and refresh
  * tokens past their expiry or revoked, MCP sessions ended or idle, web sessions ended or expired, device sign-ins
- * expired. Within `keepDays` they stay, so that a replayed code or a reused refresh token is still recognised as
- * one (and revokes what it should). Grants and clients stay: they are what the connected-apps page shows.
+ * expired, "forgot password" links expired. Within `keepDays` they stay, so that a replayed code or a reused refresh
+ * token is still recognised as one (and revokes what it should). Grants and clients stay: they are what the
+ * connected-apps page shows. The security log keeps its rows `securityLogDays` (180 by default), then drops them.
  */
-export async function pruneExpired(db: Executor, options: { keepDays?: number } = {}): Promise<PrunedCounts> {
+export async function pruneExpired(
+  db: Executor,
+  options: { keepDays?: number; securityLogDays?: number } = {},
+): Promise<PrunedCounts> {
   const days = options.keepDays ?? 7;
+  const logDays = options.securityLogDays ?? SECURITY_LOG_KEEP_DAYS;
   const before = sql`now() - make_interval(days => ${days})`;
   const count = async (query: ReturnType<typeof sql>) => (await sqlRows<{ id: number }>(db, query)).length;
   return {
@@ -35,6 +43,10 @@ export async function pruneExpired(db: Executor, options: { keepDays?: number } 
       sql`delete from web_sessions where expires_at < ${before} or revoked_at < ${before} returning id`,
     ),
     device_sign_ins: await count(sql`delete from device_sign_ins where expires_at < ${before} returning id`),
+    password_resets: await count(sql`delete from password_resets where expires_at < ${before} returning id`),
+    security_events: await count(
+      sql`delete from security_events where created_at < now() - make_interval(days => ${logDays}) returning id`,
+    ),
   };
 }
 

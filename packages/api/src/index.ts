@@ -35,6 +35,7 @@ export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
+export { createMailer, type Mail, type Mailer } from "./mail/mailer";
 export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/service";
 export { createMetrics, type Metrics } from "./metrics";
 export {
@@ -50,6 +51,7 @@ export { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/
 export { createMetadataDocuments } from "./oauth/metadata-documents";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
+export * as recovery from "./routers/accounts/recovery";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
 export * as policyAdmin from "./routers/client-config/admin-service";
@@ -71,6 +73,13 @@ export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";
 export * as reportAdmin from "./routers/reports/crash-reports";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
+export type { PublicDisclosureData } from "./schemas/disclosure";
+export {
+  listSecurityEvents,
+  recordSecurityEvent,
+  SECURITY_LOG_KEEP_DAYS,
+  type SecurityEvent,
+} from "./security-log";
 export {
   loadSigningKeyring,
   type Rotation,

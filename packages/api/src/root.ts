@@ -13,6 +13,8 @@ import { ordersRouter } from "./routers/orders/router";
 import { productsRouter } from "./routers/products/router";
 import { publicRouter } from "./routers/public/router";
 import { reportsRouter } from "./routers/reports/router";
+import { securityLogRouter } from "./routers/security-log/router";
+import { sessionsRouter } from "./routers/sessions/router";
 import { setupRouter } from "./routers/setup/router";
 import { subscriptionsRouter } from "./routers/subscriptions/router";
 import { createCallerFactory, router } from "./trpc";
@@ -36,6 +38,8 @@ export const appRouter = router({
   account: accountRouter,
   keys: keysRouter,
   connectedApps: connectedAppsRouter,
+  securityLog: securityLogRouter,
+  sessions: sessionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

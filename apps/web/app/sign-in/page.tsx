@@ -16,6 +16,7 @@ export default async function SignInPage({ searchParams }: Props) {
   const returnTo = safeReturnPath(typeof params.callbackUrl === "string" ? params.callbackUrl : null) ?? "/account";
   if (await currentSession()) redirect(returnTo);
   const t = await getTranslations("signIn");
+  const recovery = await getTranslations("recovery");
   return (
     <section className="narrow card">
       <h1>{t("title")}</h1>
@@ -25,6 +26,9 @@ export default async function SignInPage({ searchParams }: Props) {
         </p>
       )}
       <SignInForm returnTo={returnTo} />
+      <p>
+        <a href="/forgot-password">{recovery("forgotLink")}</a>
+      </p>
       <p className="muted">
         {t("noAccount")} <a href={`/sign-up?callbackUrl=${encodeURIComponent(returnTo)}`}>{t("signUpLink")}</a>
       </p>

@@ -3,7 +3,7 @@
 import { accounts } from "@shelf/api";
 import { CLIENT_ADDRESS_HEADER } from "@shelf/api/host/pages";
 import { headers } from "next/headers";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { failedForm } from "../../src/forms/errors";
 import type { FormState } from "../../src/forms/state";
 import { getRuntime } from "../../src/runtime";
@@ -13,7 +13,7 @@ import { getRuntime } from "../../src/runtime";
  * cannot be used to probe for registered emails at speed. The browser signs in next, through next-auth.
  */
 export async function signUpAction(_state: FormState, form: FormData): Promise<FormState> {
-  const { db, guessLimits } = getRuntime();
+  const { db, guessLimits, config } = getRuntime();
   const address = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? "unknown";
   const attempt = await guessLimits.signIn.address.take(`sign-up:${address}`);
   if (!attempt.allowed) {
@@ -25,11 +25,17 @@ export async function signUpAction(_state: FormState, form: FormData): Promise<F
     };
   }
   try {
-    await accounts.signUp(db, {
-      email: String(form.get("email") ?? ""),
-      name: String(form.get("name") ?? "") || undefined,
-      password: String(form.get("password") ?? ""),
-    });
+    await accounts.signUp(
+      db,
+      {
+        email: String(form.get("email") ?? ""),
+        name: String(form.get("name") ?? "") || undefined,
+        password: String(form.get("password") ?? ""),
+        language: (await getLocale()) === "ko" ? "ko" : "en",
+        accept_terms: form.get("accept_terms") === "on",
+      },
+      { termsUrl: config.web.SHELF_TERMS_URL, privacyUrl: config.web.SHELF_PRIVACY_URL },
+    );
     return { status: "done", data: undefined };
   } catch (error) {
     return failedForm(error);

@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { safeReturnPath } from "../../src/auth/return-path";
 import { currentSession } from "../../src/auth/session";
+import { getRuntime } from "../../src/runtime";
 import { SignUpForm } from "./sign-up-form";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -20,7 +21,11 @@ export default async function SignUpPage({ searchParams }: Props) {
     <section className="narrow card">
       <h1>{t("title")}</h1>
       <p className="muted">{t("lead")}</p>
-      <SignUpForm returnTo={returnTo} />
+      <SignUpForm
+        returnTo={returnTo}
+        termsUrl={getRuntime().config.web.SHELF_TERMS_URL}
+        privacyUrl={getRuntime().config.web.SHELF_PRIVACY_URL}
+      />
       <p className="muted">
         {t("haveAccount")} <a href={`/sign-in?callbackUrl=${encodeURIComponent(returnTo)}`}>{t("signInLink")}</a>
       </p>

@@ -9,8 +9,18 @@ import { idle } from "../../src/forms/state";
 import { signUpAction } from "./actions";
 
 /** Sign-up: the account is made by a server action, then the browser signs in with the same email and password. */
-export function SignUpForm({ returnTo }: { returnTo: string }) {
+export function SignUpForm({
+  returnTo,
+  termsUrl,
+  privacyUrl,
+}: {
+  returnTo: string;
+  /** The deployment's terms and privacy policy: when either is published, the person accepts them here. */
+  termsUrl?: string;
+  privacyUrl?: string;
+}) {
   const t = useTranslations("signUp");
+  const legal = useTranslations("terms");
   const [state, action, pending] = useActionState(signUpAction, idle);
   const [signInFailed, setSignInFailed] = useState(false);
   const credentials = useRef<{ email: string; password: string } | null>(null);
@@ -89,6 +99,34 @@ export function SignUpForm({ returnTo }: { returnTo: string }) {
         maxLength={1024}
         errors={fields.password}
       />
+      {(termsUrl || privacyUrl) && (
+        <div className="field">
+          <label className="check">
+            <input
+              type="checkbox"
+              name="accept_terms"
+              required
+              aria-invalid={fields.accept_terms ? true : undefined}
+              aria-describedby={fields.accept_terms ? "accept-terms-error" : undefined}
+            />
+            <span>
+              {termsUrl && privacyUrl
+                ? legal.rich("acceptBoth", {
+                    terms: (words) => <a href={termsUrl}>{words}</a>,
+                    privacy: (words) => <a href={privacyUrl}>{words}</a>,
+                  })
+                : legal.rich(termsUrl ? "acceptTerms" : "acceptPrivacy", {
+                    link: (words) => <a href={termsUrl ?? privacyUrl}>{words}</a>,
+                  })}
+            </span>
+          </label>
+          {fields.accept_terms && (
+            <p className="field-error" id="accept-terms-error">
+              {legal("required")}
+            </p>
+          )}
+        </div>
+      )}
       <button type="submit" className="button" disabled={pending || state.status === "done"}>
         {pending || state.status === "done" ? t("submitting") : t("submit")}
       </button>

@@ -61,7 +61,15 @@ export function authOptions(): AuthOptions {
           const address = typeof header === "string" ? header : "unknown";
           const outcome = await checkCredentials(db, guessLimits.signIn, { email, password, address });
           if (outcome.ok) {
-            return { id: String(outcome.account.id), email: outcome.account.email, name: outcome.account.name };
+            const agent = req.headers?.["user-agent"];
+            // Where the sign-in came from goes into the security log with the session (the jwt callback below).
+            return {
+              id: String(outcome.account.id),
+              email: outcome.account.email,
+              name: outcome.account.name,
+              address,
+              userAgent: typeof agent === "string" ? agent : null,
+            };
           }
           if (outcome.reason === "throttled") {
             log.warn({ address }, "sign-in failures throttled");
@@ -75,7 +83,11 @@ export function authOptions(): AuthOptions {
       async jwt({ token, user }) {
         if (user) {
           // Signing in: a new session row; the cookie carries its secret, sealed with the auth secret.
-          const session = await startWebSession(db, Number(user.id));
+          const from = user as { address?: string; userAgent?: string | null };
+          const session = await startWebSession(db, Number(user.id), {
+            address: from.address ?? null,
+            userAgent: from.userAgent ?? null,
+          });
           return { sid: session.secret, accountId: Number(user.id), sessionId: session.sessionId };
         }
         const live = typeof token.sid === "string" ? await withinDeadline(webSessionAccount(db, token.sid)) : null;

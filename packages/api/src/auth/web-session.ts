@@ -2,6 +2,7 @@ import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import { accountAbilities } from "../abilities";
+import { recordSecurityEvent } from "../security-log";
 import type { SessionCaller } from "./caller";
 import { hashSecret, randomSecret } from "./key-secret";
 
@@ -22,19 +23,29 @@ export type WebSessionAccount = {
 
 /**
  * A new session for an account that just proved who it is. Its secret goes into the sealed session cookie only; its
- * row id names it everywhere else.
+ * row id names it everywhere else. The sign-in is written to the security log with the session, in one transaction.
  */
 export async function startWebSession(
   db: Executor,
   accountId: number,
+  options: { address?: string | null; userAgent?: string | null } = {},
 ): Promise<{ secret: string; sessionId: number; expiresAt: Date }> {
   const secret = randomSecret();
   const expiresAt = new Date(Date.now() + WEB_SESSION_MAX_AGE_SECONDS * 1000);
-  const [row] = await db
-    .insert(webSessions)
-    .values({ accountId, tokenHash: hashSecret(secret), expiresAt })
-    .returning({ id: webSessions.id });
-  return { secret, sessionId: (row as { id: number }).id, expiresAt };
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(webSessions)
+      .values({ accountId, tokenHash: hashSecret(secret), expiresAt })
+      .returning({ id: webSessions.id });
+    const sessionId = (row as { id: number }).id;
+    await recordSecurityEvent(tx, {
+      accountId,
+      kind: "sign_in",
+      detail: { session: sessionId, ...(options.userAgent ? { user_agent: options.userAgent.slice(0, 200) } : {}) },
+      address: options.address,
+    });
+    return { secret, sessionId, expiresAt };
+  });
 }
 
 /**

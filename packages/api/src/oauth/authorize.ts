@@ -1,6 +1,7 @@
 import { type Database, schema } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { accountAbilities } from "../abilities";
+import { recordSecurityEvent } from "../security-log";
 import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { ClientDocumentError } from "./metadata-documents";
@@ -158,6 +159,11 @@ export async function approveAuthorization(
       })
       .returning({ id: oauthGrants.id, scopes: oauthGrants.scopes });
     const { id, scopes } = grant as { id: number; scopes: string[] };
+    await recordSecurityEvent(tx, {
+      accountId,
+      kind: "app_connected",
+      detail: { grant: id, client: request.client.name, scopes: approved.join(" ") },
+    });
     return createCode(tx, {
       grantId: id,
       clientId: request.client.id,

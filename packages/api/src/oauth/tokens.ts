@@ -5,6 +5,7 @@ import { type AccountAbility, accountAbilities } from "../abilities";
 import type { Credential } from "../auth/caller";
 import type { BearerResolver } from "../auth/credential";
 import { hashSecret, randomSecret } from "../auth/key-secret";
+import { recordSecurityEvent } from "../security-log";
 import { sqlRows } from "../sql-text";
 import { OAuthError } from "./errors";
 
@@ -216,7 +217,7 @@ export async function refreshTokens(
       return { error: new OAuthError("invalid_grant", "The refresh token is not valid.") };
     }
     if (row.used && !row.in_grace) {
-      await revokeGrant(tx, row.grant_id);
+      await revokeGrant(tx, row.grant_id, "refresh_token_reused");
       return {
         error: new OAuthError(
           "invalid_grant",
@@ -251,9 +252,28 @@ export async function refreshTokens(
   return outcome.tokens;
 }
 
-/** Revokes a grant (a connected app) and every token under it. */
-export async function revokeGrant(tx: Executor, grantId: number): Promise<void> {
-  await tx.update(oauthGrants).set({ revokedAt: sql`coalesce(revoked_at, now())` }).where(eq(oauthGrants.id, grantId));
+/**
+ * Revokes a grant (a connected app) and every token under it; a grant that was live is written to the account's
+ * security log as disconnected, with why (`reason`), in the caller's transaction.
+ */
+export async function revokeGrant(
+  tx: Executor,
+  grantId: number,
+  reason: "refresh_token_reused" | "client_signed_out",
+): Promise<void> {
+  const [live] = await sqlRows<{ account_id: number; client_name: string }>(
+    tx,
+    sql`update oauth_grants g set revoked_at = now() from oauth_clients c
+      where g.id = ${grantId} and g.revoked_at is null and c.id = g.client_id
+      returning g.account_id, c.name as client_name`,
+  );
+  if (live) {
+    await recordSecurityEvent(tx, {
+      accountId: live.account_id,
+      kind: "app_disconnected",
+      detail: { grant: grantId, client: live.client_name, reason },
+    });
+  }
   await tx
     .update(oauthTokens)
     .set({ revokedAt: sql`now()` })
@@ -273,7 +293,7 @@ export async function revokeToken(db: Database, input: { token: string; clientId
         where t.token_hash = ${hashSecret(input.token)} and g.client_id = ${input.clientId}`,
     );
     if (!row) return;
-    if (row.kind === "refresh") await revokeGrant(tx, row.grant_id);
+    if (row.kind === "refresh") await revokeGrant(tx, row.grant_id, "client_signed_out");
     else await tx.update(oauthTokens).set({ revokedAt: sql`now()` }).where(eq(oauthTokens.id, row.id));
   });
 }

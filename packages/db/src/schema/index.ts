@@ -13,4 +13,5 @@ export * from "./mcp";
 export * from "./relations";
 export * from "./releases";
 export * from "./reports";
+export * from "./security";
 export * from "./sign-in";

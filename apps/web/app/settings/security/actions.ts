@@ -20,3 +20,17 @@ export async function changePasswordAction(
     return failedForm(error);
   }
 }
+
+/** Changes the name the pages greet the person by (empty: none). */
+export async function changeNameAction(
+  _state: FormState<{ name: string | null }>,
+  form: FormData,
+): Promise<FormState<{ name: string | null }>> {
+  const session = await requireSession("/settings/security");
+  try {
+    const result = await (await pageCaller(session)).account.changeName({ name: String(form.get("name") ?? "") });
+    return { status: "done", data: { name: result.name } };
+  } catch (error) {
+    return failedForm(error);
+  }
+}

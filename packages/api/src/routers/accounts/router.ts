@@ -1,7 +1,7 @@
 import { guessLimitsOf } from "../../context";
 import { router, sessionProcedure } from "../../trpc";
-import { ChangedPasswordData, ChangePasswordInput, MeData } from "./schemas";
-import { changePassword, getMe } from "./service";
+import { ChangedPasswordData, ChangeNameInput, ChangePasswordInput, MeData } from "./schemas";
+import { changeName, changePassword, getMe } from "./service";
 
 /** The signed-in person's own account: who they are, and their password. */
 export const accountRouter = router({
@@ -9,6 +9,12 @@ export const accountRouter = router({
     .meta({ ability: "signed-in" })
     .output(MeData)
     .query(({ ctx }) => getMe(ctx.db, ctx.caller.accountId)),
+
+  changeName: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(ChangeNameInput)
+    .output(MeData)
+    .mutation(({ ctx, input }) => changeName(ctx.db, ctx.caller.accountId, input)),
 
   changePassword: sessionProcedure
     .meta({ ability: "signed-in" })

@@ -5,6 +5,7 @@ export const CreateAccountInput = z.object({
   email: z.string().trim().max(254).pipe(z.email()),
   name: z.string().trim().min(1).max(200).nullish(),
   password: z.string().min(8).max(MAX_PASSWORD_LENGTH).nullish(),
+  language: z.enum(["en", "ko"]).nullish(),
 });
 export type CreateAccountInput = z.input<typeof CreateAccountInput>;
 
@@ -21,6 +22,10 @@ export const SignUpInput = z.object({
   email: z.string().trim().max(254).pipe(z.email()),
   name: z.string().trim().max(200).optional(),
   password: z.string().min(8).max(MAX_PASSWORD_LENGTH),
+  /** The pages' language at sign-up: the account's mails are written in it. */
+  language: z.enum(["en", "ko"]).optional(),
+  /** The "I accept the terms and the privacy policy" box, ticked. */
+  accept_terms: z.boolean().optional(),
 });
 export type SignUpInput = z.input<typeof SignUpInput>;
 
@@ -35,4 +40,15 @@ export const ChangedPasswordData = z.object({
   ended_sessions: z.number().int(),
 });
 
+/** The name the pages greet the person by: empty clears it. */
+export const ChangeNameInput = z.object({ name: z.string().trim().max(200) });
+export type ChangeNameInput = z.input<typeof ChangeNameInput>;
+
 export const MeData = z.object({ id: z.number().int(), email: z.string(), name: z.string().nullable() });
+
+export const PasswordResetRequestInput = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
+
+export const PasswordResetInput = z.object({
+  token: z.string().min(1).max(128),
+  new_password: z.string().min(8).max(MAX_PASSWORD_LENGTH),
+});

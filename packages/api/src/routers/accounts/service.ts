@@ -6,7 +6,8 @@ import type { SignInLimits } from "../../auth/guess-limits";
 import { hashPassword, verifyPassword } from "../../auth/password";
 import { endWebSessions } from "../../auth/web-session";
 import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
-import { type AccountRecord, ChangePasswordInput, CreateAccountInput, SignUpInput } from "./schemas";
+import { recordSecurityEvent } from "../../security-log";
+import { type AccountRecord, ChangeNameInput, ChangePasswordInput, CreateAccountInput, SignUpInput } from "./schemas";
 
 const { accounts } = schema;
 
@@ -37,13 +38,18 @@ export async function requireAccountByEmail(db: Database, email: string): Promis
   return account;
 }
 
-export async function createAccount(db: Database, rawInput: CreateAccountInput): Promise<AccountRecord> {
-  const { email, name, password } = parseInput(CreateAccountInput, rawInput);
+export async function createAccount(
+  db: Database,
+  rawInput: CreateAccountInput,
+  /** What sign-up records with the account in the same insert: the acceptance of the terms. */
+  recorded: Pick<typeof accounts.$inferInsert, "termsAcceptedAt" | "acceptedTermsUrl" | "acceptedPrivacyUrl"> = {},
+): Promise<AccountRecord> {
+  const { email, name, password, language } = parseInput(CreateAccountInput, rawInput);
   const passwordHash = password ? await hashPassword(password) : null;
   try {
     const [row] = await db
       .insert(accounts)
-      .values({ email, name: name ?? null, passwordHash })
+      .values({ email, name: name ?? null, passwordHash, language: language ?? null, ...recorded })
       .returning();
     return toAccountRecord(row as AccountRow);
   } catch (error) {
@@ -54,10 +60,30 @@ export async function createAccount(db: Database, rawInput: CreateAccountInput):
   }
 }
 
-/** Sign-up from the pages: an email, a password of at least 8 characters, and a name if the person gives one. */
-export async function signUp(db: Database, rawInput: SignUpInput): Promise<AccountRecord> {
+/** The terms and privacy policy a deployment publishes (`SHELF_TERMS_URL`, `SHELF_PRIVACY_URL`), each optional. */
+export type LegalTerms = { termsUrl?: string; privacyUrl?: string };
+
+/**
+ * Sign-up from the pages: an email, a password of at least 8 characters, and a name if the person gives one. When the
+ * deployment publishes terms or a privacy policy, they must be accepted, and the account records when and which.
+ */
+export async function signUp(db: Database, rawInput: SignUpInput, legal: LegalTerms = {}): Promise<AccountRecord> {
   const input = parseInput(SignUpInput, rawInput);
-  return createAccount(db, { email: input.email, password: input.password, name: input.name || null });
+  const published = legal.termsUrl !== undefined || legal.privacyUrl !== undefined;
+  if (published && input.accept_terms !== true) {
+    throw new ValidationError({ accept_terms: ["must be accepted to create an account"] });
+  }
+  return createAccount(
+    db,
+    { email: input.email, password: input.password, name: input.name || null, language: input.language ?? null },
+    published
+      ? {
+          termsAcceptedAt: new Date(),
+          acceptedTermsUrl: legal.termsUrl ?? null,
+          acceptedPrivacyUrl: legal.privacyUrl ?? null,
+        }
+      : {},
+  );
 }
 
 export async function getMe(db: Database, accountId: number) {
@@ -65,6 +91,18 @@ export async function getMe(db: Database, accountId: number) {
     .select({ id: accounts.id, email: accounts.email, name: accounts.name })
     .from(accounts)
     .where(eq(accounts.id, accountId));
+  if (!row) throw new DomainError("not_found", "Account not found.");
+  return row;
+}
+
+/** Changes the signed-in person's name (empty: none). */
+export async function changeName(db: Database, accountId: number, rawInput: ChangeNameInput) {
+  const { name } = parseInput(ChangeNameInput, rawInput);
+  const [row] = await db
+    .update(accounts)
+    .set({ name: name || null })
+    .where(eq(accounts.id, accountId))
+    .returning({ id: accounts.id, email: accounts.email, name: accounts.name });
   if (!row) throw new DomainError("not_found", "Account not found.");
   return row;
 }
@@ -99,6 +137,12 @@ export async function changePassword(
   const passwordHash = await hashPassword(input.new_password);
   return db.transaction(async (tx) => {
     await tx.update(accounts).set({ passwordHash }).where(eq(accounts.id, caller.accountId));
-    return { ended_sessions: await endWebSessions(tx, caller.accountId, { except: caller.sessionId }) };
+    const ended = await endWebSessions(tx, caller.accountId, { except: caller.sessionId });
+    await recordSecurityEvent(tx, {
+      accountId: caller.accountId,
+      kind: "password_changed",
+      detail: { ended_sessions: ended },
+    });
+    return { ended_sessions: ended };
   });
 }

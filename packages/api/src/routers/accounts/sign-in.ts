@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { SignInLimits } from "../../auth/guess-limits";
 import { hashSecret } from "../../auth/key-secret";
 import { hashPassword, needsRehash, verifyPassword } from "../../auth/password";
+import { recordSecurityEvent } from "../../security-log";
 import { findAccountByEmail } from "./service";
 
 const { accounts } = schema;
@@ -59,8 +60,11 @@ export async function checkCredentials(
     await verifyPassword(input.password, await decoyHash);
     return { ok: false, reason: "invalid_credentials" };
   }
-  if (!(await verifyPassword(input.password, account.passwordHash)))
+  if (!(await verifyPassword(input.password, account.passwordHash))) {
+    // A wrong password for an account that exists is the account's business: its security log shows it.
+    await recordSecurityEvent(db, { accountId: account.id, kind: "sign_in_failed", address: input.address });
     return { ok: false, reason: "invalid_credentials" };
+  }
   await giveBack();
   if (needsRehash(account.passwordHash)) {
     await db

@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
+import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
 import type { ConnectedAppData } from "./schemas";
 
@@ -32,10 +33,26 @@ export async function listConnectedApps(db: Database, accountId: number): Promis
  * twice is the same as once.
  */
 export async function disconnectApp(db: Database, accountId: number, grantId: number): Promise<void> {
-  const [row] = await sqlRows<{ id: number }>(
-    db,
-    sql`update oauth_grants set revoked_at = coalesce(revoked_at, now())
-      where id = ${grantId} and account_id = ${accountId} returning id`,
-  );
-  if (!row) throw new DomainError("not_found", "Connected app not found.");
+  await db.transaction(async (tx) => {
+    const [row] = await sqlRows<{ id: number; was_live: boolean; client_id: string; client_name: string }>(
+      tx,
+      sql`with before as (
+          select g.id, g.revoked_at is null as was_live from oauth_grants g
+          where g.id = ${grantId} and g.account_id = ${accountId} for update
+        ), updated as (
+          update oauth_grants g set revoked_at = coalesce(g.revoked_at, now()) from before
+          where g.id = before.id returning g.id, g.client_id
+        )
+        select u.id, b.was_live, u.client_id, c.name as client_name
+        from updated u join before b on b.id = u.id join oauth_clients c on c.id = u.client_id`,
+    );
+    if (!row) throw new DomainError("not_found", "Connected app not found.");
+    if (row.was_live) {
+      await recordSecurityEvent(tx, {
+        accountId,
+        kind: "app_disconnected",
+        detail: { grant: row.id, client: row.client_name },
+      });
+    }
+  });
 }

@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
+import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
 
 export type DeviceListRow = {
@@ -34,15 +35,23 @@ export async function listDevices(db: Database, accountId: number): Promise<Devi
  */
 export async function deactivateDevice(db: Database, accountId: number, deviceId: number) {
   return db.transaction(async (tx) => {
-    const [device] = await sqlRows<{ id: number; account_id: number; identifier: string }>(
+    const [device] = await sqlRows<{ id: number; account_id: number; identifier: string; name: string | null }>(
       tx,
-      sql`select id, account_id, identifier from devices where id = ${deviceId} and account_id = ${accountId} for update`,
+      sql`select id, account_id, identifier, name from devices
+        where id = ${deviceId} and account_id = ${accountId} for update`,
     );
     if (!device) throw new DomainError("not_found", "Device not found.");
     const released = await sqlRows<{ product_id: number }>(
       tx,
       sql`delete from device_activations where device_id = ${deviceId} returning product_id`,
     );
+    if (released.length > 0) {
+      await recordSecurityEvent(tx, {
+        accountId,
+        kind: "device_released",
+        detail: { device: device.id, name: device.name, identifier: device.identifier, seats: released.length },
+      });
+    }
     return {
       id: device.id,
       account_id: device.account_id,

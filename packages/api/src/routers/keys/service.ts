@@ -5,6 +5,7 @@ import { defaultAbilities } from "../../abilities";
 import { DEVICE_KEY_IDLE_DAYS } from "../../auth/api-key";
 import { generateKeySecret, hashSecret, KEY_SECRET_PATTERN, visiblePrefix } from "../../auth/key-secret";
 import { DomainError, parseInput, ValidationError } from "../../errors";
+import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, entitledSql } from "../products/access";
 import {
@@ -95,7 +96,21 @@ export async function createApiKey(
           `At most ${KEY_SLOTS_PER_SCOPE} live keys per scope: revoke one before creating another.`,
         );
       }
-      await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, replaceable.id));
+      const [replaced] = await tx
+        .update(apiKeys)
+        .set({ revokedAt: now })
+        .where(eq(apiKeys.id, replaceable.id))
+        .returning({ prefix: apiKeys.prefix, name: apiKeys.name });
+      await recordSecurityEvent(tx, {
+        accountId: input.accountId,
+        kind: "key_revoked",
+        detail: {
+          key: replaceable.id,
+          prefix: replaced?.prefix ?? null,
+          name: replaced?.name ?? null,
+          reason: "replaced",
+        },
+      });
     }
     const [created] = await tx
       .insert(apiKeys)
@@ -113,20 +128,44 @@ export async function createApiKey(
         createdAt: now,
       })
       .returning();
-    return created as ApiKeyRow;
+    const key = created as ApiKeyRow;
+    await recordSecurityEvent(tx, {
+      accountId: input.accountId,
+      kind: "key_created",
+      detail: { key: key.id, prefix: key.prefix, name: key.name, kind: key.kind, client: key.client },
+    });
+    return key;
   });
   return { key: secret, record: toApiKeyRecord(row) };
 }
 
-/** Revokes a key of the account; revoking twice keeps the first revocation time. */
+/**
+ * Revokes a key of the account; revoking twice keeps the first revocation time. The first revocation is written to the
+ * security log in the same transaction.
+ */
 export async function revokeApiKey(db: Executor, accountId: number, keyId: number): Promise<ApiKeyRecord> {
-  const [row] = await db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
-    .returning();
-  if (!row) throw new DomainError("not_found", "API key not found.");
-  return toApiKeyRecord(row);
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .for("update");
+    if (!before) throw new DomainError("not_found", "API key not found.");
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .returning();
+    const key = row as ApiKeyRow;
+    if (before.revokedAt === null) {
+      await recordSecurityEvent(tx, {
+        accountId,
+        kind: "key_revoked",
+        detail: { key: key.id, prefix: key.prefix, name: key.name },
+      });
+    }
+    return toApiKeyRecord(key);
+  });
 }
 
 /** Operator revocation by key id alone (the admin CLI), still a single-row update. */

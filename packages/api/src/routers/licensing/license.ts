@@ -2,6 +2,7 @@ import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import type { ApiKeyCaller, Caller } from "../../auth/caller";
 import { DomainError, ValidationError } from "../../errors";
+import { recordSecurityEvent } from "../../security-log";
 import type { SigningKeyring } from "../../signing/keyring";
 import { isoSql, preparedRows, sqlRows } from "../../sql-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL, type ProductAccess } from "../products/access";
@@ -404,6 +405,18 @@ export async function releaseDeviceKey(db: Database, caller: ApiKeyCaller, produ
         returning id, prefix, ${sql.raw(isoSql("revoked_at"))} as revoked_at`,
     );
     if (!key) throw new DomainError("invalid_api_key");
+    for (const device of released) {
+      await recordSecurityEvent(tx, {
+        accountId: caller.accountId,
+        kind: "device_released",
+        detail: { device: device.id, name: device.name, identifier: device.identifier, product: productId },
+      });
+    }
+    await recordSecurityEvent(tx, {
+      accountId: caller.accountId,
+      kind: "key_revoked",
+      detail: { key: key.id, prefix: key.prefix, reason: "device_released" },
+    });
     return { released: released.map(deviceData), key };
   });
 }

@@ -1,0 +1,79 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useActionState, useEffect, useRef, useState } from "react";
+import { TextField } from "../../src/components/text-field";
+import { keepTyped } from "../../src/forms/keep-typed";
+import { idle } from "../../src/forms/state";
+import { resetPasswordAction } from "./actions";
+
+/**
+ * The new password. The link's secret is in the address's fragment, which browsers never send: it is read here, put
+ * in the form, and taken out of the address bar (and so out of the history).
+ */
+export function ResetForm() {
+  const t = useTranslations("recovery");
+  const [state, action, pending] = useActionState(resetPasswordAction, idle);
+  const [token, setToken] = useState<string | null>(null);
+  const message = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    const secret = window.location.hash.slice(1);
+    setToken(secret);
+    if (secret) window.history.replaceState(null, "", window.location.pathname);
+  }, []);
+  useEffect(() => {
+    if (state.status !== "idle") message.current?.focus();
+  }, [state]);
+  if (state.status === "done") {
+    return (
+      <div className="stack">
+        <p className="notice" role="status" tabIndex={-1} ref={message}>
+          {t("reset", { count: state.data.endedSessions })}
+        </p>
+        <p>
+          <a href="/sign-in" className="button">
+            {t("signIn")}
+          </a>
+        </p>
+      </div>
+    );
+  }
+  if (token === "" || (state.status === "failed" && state.code === "reset_link_invalid")) {
+    return (
+      <div className="stack">
+        <p className="error" role="alert" tabIndex={-1} ref={message}>
+          {t("linkInvalid")}
+        </p>
+        <p>
+          <a href="/forgot-password">{t("askAgain")}</a>
+        </p>
+      </div>
+    );
+  }
+  const fields = state.status === "failed" ? state.fields : {};
+  return (
+    <form action={action} onSubmit={keepTyped(action)} className="stack">
+      {state.status === "failed" && (
+        <p className="error" role="alert" tabIndex={-1} ref={message}>
+          {state.message}
+        </p>
+      )}
+      <input type="hidden" name="token" value={token ?? ""} />
+      <TextField
+        id="new-password"
+        name="new_password"
+        label={t("newPassword")}
+        hint={t("newPasswordHint")}
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        maxLength={1024}
+        errors={fields.new_password}
+      />
+      <button type="submit" className="button" disabled={pending || token === null}>
+        {pending ? t("setting") : t("set")}
+      </button>
+    </form>
+  );
+}

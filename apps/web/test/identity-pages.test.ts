@@ -1,0 +1,472 @@
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordSecret } from "@shelf/api/testing";
+import { linkIn, parseMail, startTestSmtpServer, type TestSmtpServer } from "@shelf/api/testing/smtp";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./browser";
+import { type RunningServer, startServer } from "./server";
+
+/**
+ * Account recovery, the security log, the footer and the terms in Debian's Chromium against the production build,
+ * with mail received by a real SMTP server in this process: forgot password, the mail, its link followed, the new
+ * password, every old session ended, the link refused a second time; the log of the account's changes; the business
+ * disclosure and the terms in the footer, their acceptance at sign-up. Both languages, desktop and 390 px, axe,
+ * screenshots in test-results/pages.
+ */
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const shots = path.join(webDir, "test-results/pages");
+const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let testDb: TestDatabase;
+let sql: postgres.Sql;
+let server: RunningServer;
+let browser: Browser;
+let smtp: TestSmtpServer;
+let dataDir: string;
+
+const PASSWORD = "correct horse battery staple";
+const TERMS_URL = "https://shelf.test/legal/terms";
+const PRIVACY_URL = "https://shelf.test/legal/privacy";
+const sample = (lang: string) => ({
+  company_name: `Shelf Test Company ${lang}`,
+  representative_name: `Representative ${lang}`,
+  business_registration_number: "123-45-67890",
+  mail_order_registration_number: `2026-Seoul-${lang}`,
+  address: `1 Test Street ${lang}`,
+  phone: "02-123-4567",
+  email: "hello@shelf.test",
+  website: "https://shelf.test",
+  ftc_biz_info_url: "https://www.ftc.go.kr/bizCommPop.do?wrkr_no=1234567890",
+});
+const DISCLOSURE = { ko: { ...sample("ko"), company_name: "셸프 테스트 회사" }, en: sample("en") };
+const NEW_PASSWORD = "a whole new passphrase";
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
+  smtp = await startTestSmtpServer();
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-recovery-"));
+  server = await startServer({
+    DATABASE_URL: testDb.url,
+    SHELF_DATA_DIR: dataDir,
+    SHELF_SMTP_URL: smtp.url,
+    SHELF_MAIL_FROM: "Shelf <no-reply@shelf.test>",
+    SHELF_DISCLOSURE: JSON.stringify(DISCLOSURE),
+    SHELF_TERMS_URL: TERMS_URL,
+    SHELF_PRIVACY_URL: PRIVACY_URL,
+    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
+    SHELF_RATE_LIMIT_NAMESPACE: `recovery-${Date.now()}`,
+  });
+  browser = await launchChromium();
+  await fs.mkdir(shots, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await smtp?.close();
+  await sql?.end();
+  await testDb?.drop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+let emails = 0;
+function newEmail(): string {
+  emails += 1;
+  return `recover${emails}-${Date.now()}@example.test`;
+}
+
+async function newContext(locale = "en-US", phone = false): Promise<BrowserContext> {
+  return browser.newContext({
+    locale,
+    baseURL: server.url,
+    ...(phone ? { viewport: { width: 390, height: 844 } } : {}),
+  });
+}
+
+async function signUp(page: Page, email: string, labels = { email: "Email", password: "Password" }) {
+  await page.goto("/sign-up");
+  await page.getByLabel(labels.email).fill(email);
+  await page.getByLabel(labels.password).fill(PASSWORD);
+  // The terms box is there when the server publishes terms (the main server here does).
+  const terms = page.locator("main input[name=accept_terms]");
+  if ((await terms.count()) > 0) await terms.check();
+  await page.locator("main form button[type=submit]").click();
+  await page.waitForURL(/\/account$/);
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.locator("main").getByRole("button", { name: "Sign in" }).click();
+}
+
+/** axe-core with no serious or critical violation, and nothing wider than the window. */
+async function checkPage(page: Page, label: string, shot: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
+  expect(violations, label).toEqual([]);
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+  }));
+  expect(widths.scroll, `${label}: no sideways scrolling`).toBeLessThanOrEqual(widths.inner);
+  await page.screenshot({ path: `${shots}/${shot}.png`, fullPage: true });
+}
+
+describe("mail at start-up", () => {
+  it("says where mail goes, without the SMTP password", () => {
+    const output = server.output();
+    expect(output).toMatch(/Mail: sent through smtp:\/\/127\.0\.0\.1:\d+/);
+    expect(output).not.toContain("mail-secret");
+  });
+});
+
+describe("forgot password in the browser, through real SMTP", () => {
+  it("mails a link; following it sets a new password, ends the old sessions, and works once", async () => {
+    const email = newEmail();
+    // Two browsers signed in: both are signed out by the reset.
+    const first = await newContext();
+    const firstPage = await first.newPage();
+    await signUp(firstPage, email);
+    const second = await newContext();
+    const secondPage = await second.newPage();
+    await signIn(secondPage, email, PASSWORD);
+    await secondPage.waitForURL(/\/account$/);
+    // A wrong password, for the log.
+    const third = await newContext();
+    const page = await third.newPage();
+    await signIn(page, email, "not the password");
+    await page.locator("main").getByRole("alert").waitFor();
+
+    await page.goto("/sign-in");
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.waitForURL(/\/forgot-password$/);
+    // A refusal keeps what was typed.
+    await page.getByLabel("Email").fill("someone@localhost");
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.locator("main").getByRole("alert").waitFor();
+    expect(await page.getByLabel("Email").inputValue()).toBe("someone@localhost");
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Send the link" }).click();
+    const sent = page.locator("main").getByRole("status");
+    await sent.waitFor();
+    expect(await sent.textContent()).toContain(`If an account uses ${email}`);
+    await checkPage(page, "en forgot-password sent", "en-forgot-password-sent");
+
+    const mail = await smtp.next(email);
+    expect(mail.subject).toBe("Reset your Shelf password");
+    expect(mail.from).toContain("no-reply@shelf.test");
+    const link = linkIn(mail, `${server.url.replace("127.0.0.1", "localhost")}/reset-password#`).replace(
+      "localhost",
+      "127.0.0.1",
+    );
+    recordSecret(new URL(link).hash.slice(1));
+    expect(mail.html).toContain("/reset-password#");
+
+    await page.goto(link);
+    await page.getByLabel("New password").waitFor();
+    // The secret is taken out of the address bar.
+    await page.waitForFunction(() => window.location.hash === "");
+    expect(new URL(page.url()).pathname).toBe("/reset-password");
+    await checkPage(page, "en reset-password", "en-reset-password");
+    await page.getByLabel("New password").fill(NEW_PASSWORD);
+    await page.getByRole("button", { name: "Set password" }).click();
+    const done = page.locator("main").getByRole("status");
+    await done.waitFor();
+    expect(await done.textContent()).toContain("2 sessions were signed out");
+
+    // The old sessions are over: both browsers are sent to sign in.
+    for (const old of [firstPage, secondPage]) {
+      await old.goto("/account");
+      await old.waitForURL(/\/sign-in/);
+    }
+    // The old password is refused, the new one works.
+    await signIn(firstPage, email, PASSWORD);
+    await firstPage.locator("main").getByRole("alert").waitFor();
+    await signIn(firstPage, email, NEW_PASSWORD);
+    await firstPage.waitForURL(/\/account$/);
+
+    // The same link again: refused, with a way to ask for a new one.
+    const again = await newContext();
+    const againPage = await again.newPage();
+    await againPage.goto(link);
+    await againPage.getByLabel("New password").fill("one more new password");
+    await againPage.getByRole("button", { name: "Set password" }).click();
+    await againPage.locator("main").getByRole("alert").waitFor();
+    expect(await againPage.locator("main").getByRole("alert").textContent()).toContain("This link does not work");
+    expect(await againPage.getByRole("link", { name: "Ask for a new link" }).getAttribute("href")).toBe(
+      "/forgot-password",
+    );
+    const live = await sql<{ n: number }[]>`select count(*)::int as n from password_resets where used_at is null`;
+    expect(live[0]?.n).toBe(0);
+
+    // The security log tells the story, newest first.
+    await firstPage.goto("/settings/security-log");
+    const entries = firstPage.locator("ol.log > li strong");
+    expect(await entries.allTextContents()).toEqual([
+      "Signed in",
+      "Sign-in failed: wrong password",
+      "Password reset by email link",
+      "Sign-in failed: wrong password",
+      "Signed in",
+      "Signed in",
+    ]);
+    await checkPage(firstPage, "en security log", "en-settings-security-log");
+
+    // Another account sees none of it.
+    const stranger = await newContext();
+    const strangerPage = await stranger.newPage();
+    await signUp(strangerPage, newEmail());
+    await strangerPage.goto("/settings/security-log");
+    expect(await strangerPage.locator("ol.log > li strong").allTextContents()).toEqual(["Signed in"]);
+    for (const context of [first, second, third, again, stranger]) await context.close();
+  });
+
+  it("answers an unknown address as it answers a known one, and mails nothing", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    const before = smtp.received.length;
+    await page.goto("/forgot-password");
+    await page.getByLabel("Email").fill("nobody-at-all@example.test");
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.locator("main").getByRole("status").waitFor();
+    expect(await page.locator("main").getByRole("status").textContent()).toBe(
+      "If an account uses nobody-at-all@example.test, a link to set a new password is on its way there.",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(smtp.received.length).toBe(before);
+    await context.close();
+  });
+
+  it("speaks Korean, with the mail in Korean, and fits 390 px on every page", async () => {
+    for (const [locale, lang] of [
+      ["en-US", "en"],
+      ["ko-KR", "ko"],
+    ] as const) {
+      const email = newEmail();
+      const context = await newContext(locale, true);
+      const page = await context.newPage();
+      const labels =
+        lang === "ko" ? { email: "이메일", password: "비밀번호" } : { email: "Email", password: "Password" };
+      await signUp(page, email, labels);
+      await page.goto("/settings/security-log");
+      expect(await page.getAttribute("html", "lang")).toBe(lang);
+      await checkPage(page, `${lang} phone security log`, `${lang}-phone-settings-security-log`);
+      const signedIn = await newContext(locale, true);
+      const anonymous = await signedIn.newPage();
+      await anonymous.goto("/forgot-password");
+      await checkPage(anonymous, `${lang} phone forgot-password`, `${lang}-phone-forgot-password`);
+      await anonymous.getByLabel(labels.email).fill(email);
+      await anonymous.locator("main form button[type=submit]").click();
+      await anonymous.locator("main").getByRole("status").waitFor();
+      const mail = await smtp.next(email);
+      expect(mail.subject).toBe(lang === "ko" ? "Shelf 비밀번호 재설정" : "Reset your Shelf password");
+      const link = new URL(linkIn(mail, "http://localhost:"));
+      recordSecret(link.hash.slice(1));
+      await anonymous.goto(`/reset-password${link.hash}`);
+      await anonymous.getByLabel(lang === "ko" ? "새 비밀번호" : "New password").waitFor();
+      await checkPage(anonymous, `${lang} phone reset-password`, `${lang}-phone-reset-password`);
+      await anonymous.goto("/reset-password");
+      await anonymous.locator("main").getByRole("alert").waitFor();
+      await checkPage(anonymous, `${lang} phone reset-password without link`, `${lang}-phone-reset-password-invalid`);
+      if (lang === "ko") {
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.goto("/settings/security-log");
+        expect(await page.locator("ol.log > li strong").first().textContent()).toBe("로그인");
+        await checkPage(page, "ko security log", "ko-settings-security-log");
+        await anonymous.goto("/forgot-password");
+        expect(await anonymous.getByRole("heading", { level: 1 }).textContent()).toBe("비밀번호 찾기");
+      }
+      await context.close();
+      await signedIn.close();
+    }
+  });
+});
+
+describe("the footer and the terms", () => {
+  it("shows the business disclosure (as /api/public/disclosure publishes it) and the terms, in both languages", async () => {
+    const published = (await (await fetch(`${server.url}/api/public/disclosure`)).json()) as typeof DISCLOSURE;
+    expect(published).toEqual(DISCLOSURE);
+    for (const [locale, lang] of [
+      ["en-US", "en"],
+      ["ko-KR", "ko"],
+    ] as const) {
+      for (const phone of [false, true]) {
+        const context = await newContext(locale, phone);
+        const page = await context.newPage();
+        await page.goto("/sign-in");
+        const footer = page.locator("footer");
+        const text = (await footer.textContent()) ?? "";
+        for (const value of Object.values(published[lang])) {
+          if (!value.startsWith("https://www.ftc")) expect(text).toContain(value);
+        }
+        const other = lang === "ko" ? "en" : "ko";
+        expect(text).not.toContain(published[other].company_name);
+        expect(
+          await footer
+            .getByRole("link", { name: lang === "ko" ? "이용약관" : "Terms of service" })
+            .getAttribute("href"),
+        ).toBe(TERMS_URL);
+        expect(
+          await footer
+            .getByRole("link", { name: lang === "ko" ? "개인정보처리방침" : "Privacy policy" })
+            .getAttribute("href"),
+        ).toBe(PRIVACY_URL);
+        await checkPage(
+          page,
+          `${lang} footer${phone ? " phone" : ""}`,
+          `${lang}${phone ? "-phone" : ""}-footer-sign-in`,
+        );
+        await context.close();
+      }
+    }
+  });
+
+  it("records the acceptance at sign-up; a sign-up without it is refused and keeps what was typed", async () => {
+    const email = newEmail();
+    const context = await newContext("en-US", true);
+    const page = await context.newPage();
+    await page.goto("/sign-up");
+    const terms = page.locator("main").getByRole("link", { name: "terms of service" });
+    expect(await terms.getAttribute("href")).toBe(TERMS_URL);
+    await checkPage(page, "en phone sign-up with terms", "en-phone-sign-up-terms");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    // Past the browser's own check: the server refuses too.
+    await page.locator("main input[name=accept_terms]").evaluate((box) => box.removeAttribute("required"));
+    await page.locator("main form button[type=submit]").click();
+    await page.locator("main").getByRole("alert").waitFor();
+    expect(await page.locator("main").textContent()).toContain("Accept the terms to create an account.");
+    expect(await page.getByLabel("Email").inputValue()).toBe(email);
+    const none = await sql<{ n: number }[]>`select count(*)::int as n from accounts where email = ${email}`;
+    expect(none[0]?.n).toBe(0);
+    await page.locator("main input[name=accept_terms]").check();
+    await page.locator("main form button[type=submit]").click();
+    await page.waitForURL(/\/account$/);
+    const [row] = await sql<{ accepted_at: Date | null; terms: string; privacy: string; language: string }[]>`
+      select terms_accepted_at as accepted_at, accepted_terms_url as terms, accepted_privacy_url as privacy, language
+      from accounts where email = ${email}`;
+    expect(row).toMatchObject({ terms: TERMS_URL, privacy: PRIVACY_URL, language: "en" });
+    expect(row?.accepted_at).toBeInstanceOf(Date);
+    await context.close();
+  });
+});
+
+describe("signed-in browsers", () => {
+  it("lists the account's browsers and signs one out, which must then sign in again", async () => {
+    const email = newEmail();
+    const mine = await newContext();
+    const page = await mine.newPage();
+    await signUp(page, email);
+    const other = await newContext("ko-KR", true);
+    const otherPage = await other.newPage();
+    await otherPage.goto("/sign-in");
+    await otherPage.getByLabel("이메일").fill(email);
+    await otherPage.getByLabel("비밀번호").fill(PASSWORD);
+    await otherPage.locator("main form button[type=submit]").click();
+    await otherPage.waitForURL(/\/account$/);
+
+    await page.goto("/settings/sessions");
+    const entries = page.locator("ol.log > li");
+    expect(await entries.count()).toBe(2);
+    expect(await entries.first().textContent()).toContain("This browser");
+    expect(await entries.nth(1).textContent()).toContain("from 127.0.0.1");
+    await checkPage(page, "en sessions", "en-settings-sessions");
+    await otherPage.goto("/settings/sessions");
+    await checkPage(otherPage, "ko phone sessions", "ko-phone-settings-sessions");
+    expect(await otherPage.locator("ol.log > li").first().textContent()).toContain("이 브라우저");
+
+    await entries.nth(1).getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Sign it out" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("ol.log > li").length === 1);
+    await otherPage.goto("/account");
+    await otherPage.waitForURL(/\/sign-in/);
+    // This browser is still signed in.
+    await page.goto("/account");
+    expect(new URL(page.url()).pathname).toBe("/account");
+    await mine.close();
+    await other.close();
+  });
+});
+
+describe("the person's name", () => {
+  it("is changed on the security page, shown at once, and cleared when left empty", async () => {
+    const context = await newContext("en-US", true);
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    await page.goto("/settings/security");
+    await page.getByLabel("Name", { exact: true }).fill("Grace Hopper");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.locator("main").getByRole("status").waitFor();
+    expect(await page.locator("main").getByRole("status").textContent()).toBe("Saved: Grace Hopper.");
+    await page.reload();
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Grace Hopper");
+    await checkPage(page, "en phone security with name", "en-phone-settings-security-name");
+    await page.getByLabel("Name", { exact: true }).fill("");
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.getByText("Name removed.").waitFor();
+    await context.close();
+  });
+});
+
+describe("mail without SHELF_SMTP_URL", () => {
+  it("says at start-up that mail goes to the data folder's outbox, and a reset mail there works", async () => {
+    const folder = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-outbox-"));
+    const alone = await startServer({
+      DATABASE_URL: testDb.url,
+      SHELF_DATA_DIR: folder,
+      SHELF_SMTP_URL: "",
+      SHELF_RATE_LIMIT_NAMESPACE: `outbox-${Date.now()}`,
+    });
+    try {
+      const outbox = path.join(folder, "outbox");
+      expect(alone.output()).toContain(`Mail: no SHELF_SMTP_URL, so each mail is written to ${outbox}`);
+      const email = newEmail();
+      const context = await browser.newContext({ locale: "en-US", baseURL: alone.url });
+      const page = await context.newPage();
+      await signUp(page, email);
+      await context.clearCookies();
+      await page.goto("/forgot-password");
+      await page.getByLabel("Email").fill(email);
+      await page.getByRole("button", { name: "Send the link" }).click();
+      await page.locator("main").getByRole("status").waitFor();
+      let files: string[] = [];
+      for (let i = 0; i < 50 && files.length === 0; i += 1) {
+        files = (await fs.readdir(outbox).catch(() => [])).filter((file) => file.endsWith(".eml"));
+        if (files.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(files).toHaveLength(1);
+      const raw = await fs.readFile(path.join(outbox, files[0] as string), "utf8");
+      expect(raw).toContain(`To: ${email}`);
+      const mail = await parseMail(raw);
+      expect(mail.to).toEqual([email]);
+      const link = linkIn(mail, "http://localhost:");
+      recordSecret(new URL(link).hash.slice(1));
+      await page.goto(`/reset-password${new URL(link).hash}`);
+      await page.getByLabel("New password").fill(NEW_PASSWORD);
+      await page.getByRole("button", { name: "Set password" }).click();
+      await page.locator("main").getByRole("status").waitFor();
+      await signIn(page, email, NEW_PASSWORD);
+      await page.waitForURL(/\/account$/);
+      await context.close();
+    } finally {
+      await alone.stop();
+      await fs.rm(folder, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { startWebSession } from "../../auth/web-session";
+import { router, sessionProcedure } from "../../trpc";
+import { WebSessionData, WebSessionIdInput } from "./schemas";
+import { endWebSession, listWebSessions } from "./service";
+
+/** The signed-in person's browser sessions (the account pages only, never over REST). */
+export const sessionsRouter = router({
+  list: sessionProcedure
+    .meta({
+      ability: "signed-in",
+      example: {
+        listed: async ({ db, accountId }) => {
+          const session = await startWebSession(db, accountId, { address: "192.0.2.1" });
+          return [{ list: "", row: { id: session.sessionId } }];
+        },
+      },
+    })
+    .output(z.array(WebSessionData))
+    .query(({ ctx }) => listWebSessions(ctx.db, ctx.caller.accountId, ctx.caller.sessionId)),
+
+  end: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(WebSessionIdInput)
+    .output(z.object({ ended: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      await endWebSession(ctx.db, ctx.caller.accountId, input.id);
+      return { ended: true as const };
+    }),
+});

@@ -1,0 +1,70 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+
+/** What the security log records: each kind is written in the same transaction as the change it names. */
+export const securityEventKinds = [
+  "sign_in",
+  "sign_in_failed",
+  "password_changed",
+  "password_reset",
+  "email_changed",
+  "key_created",
+  "key_revoked",
+  "device_released",
+  "device_blocked",
+  "app_connected",
+  "app_disconnected",
+] as const;
+export type SecurityEventKind = (typeof securityEventKinds)[number];
+
+/**
+ * An account's security log: one row per audited change, inserted by the same transaction as the change, so a change
+ * that fails leaves no row and a row always names a change that happened. `detail` holds what the page shows beside
+ * the kind (a key's prefix and name, an app's name, a device's name); never a secret. Kept 180 days (housekeeping).
+ */
+export const securityEvents = pgTable(
+  "security_events",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    kind: text().$type<SecurityEventKind>().notNull(),
+    detail: jsonb().$type<Record<string, string | number | null>>().notNull().default({}),
+    /** The client address the change came from, when it came through a request that has one. */
+    address: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("security_events_account_id_id_index").on(t.accountId, t.id),
+    index().on(t.createdAt),
+    check(
+      "security_events_kind",
+      sql.raw(`"security_events"."kind" IN (${securityEventKinds.map((kind) => `'${kind}'`).join(", ")})`),
+    ),
+  ],
+);
+
+/**
+ * A "forgot password" link: only the SHA-256 of its secret is stored; it works once (`usedAt`) and for 30 minutes.
+ * Asking again ends the links asked for before.
+ */
+export const passwordResets = pgTable(
+  "password_resets",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    tokenHash: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    usedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("password_resets_token_hash_key").on(t.tokenHash),
+    index().on(t.accountId),
+    check("password_resets_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
+  ],
+);
