@@ -1,7 +1,7 @@
 import { type Caller, createCaller, createContext, sessionCaller } from "@shelf/api";
-import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
+import { getLocale } from "next-intl/server";
 import { cache } from "react";
 import { getRuntime } from "../runtime";
 import { authOptions } from "./options";
@@ -43,7 +43,8 @@ export async function pageCaller(session: PageSession) {
       credential: { status: "valid", caller },
       baseUrl: runtime.baseUrl,
       delivery: runtime.delivery,
-      acceptLanguage: (await headers()).get("accept-language") ?? undefined,
+      // Labels the API writes (order and subscription states) in the page's language, which may differ from the browser's.
+      acceptLanguage: await getLocale(),
       keyBrand: runtime.config.api.SHELF_KEY_PREFIX,
       guessLimits: runtime.guessLimits,
     }),
