@@ -344,3 +344,83 @@ describe("billing", () => {
     });
   });
 });
+
+/** The device client's side of device sign-in: form-encoded posts, as RFC 8628 clients send them. */
+async function deviceEndpoint(pathname: string, fields: Record<string, string>) {
+  const response = await fetch(`${server.url}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe("keys and devices", () => {
+  it("shows a key's last use with its client address, and keeps a revoked key listed behind a toggle", async () => {
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto("/settings/api-keys");
+    await page.getByLabel("Name", { exact: true }).fill("Nightly script");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = await page.getByLabel("The new key").inputValue();
+    recordSecret(key);
+    expect((await api("/api/library", key)).status).toBe(200);
+    await page.goto("/settings/api-keys");
+    const row = page.getByRole("row").filter({ hasText: "Nightly script" });
+    expect(await row.textContent()).toMatch(/from (::ffff:127\.0\.0\.1|127\.0\.0\.1|::1)/);
+
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await row.waitFor({ state: "detached" });
+    await page.getByRole("link", { name: /^Show revoked and expired keys \(\d+\)$/ }).click();
+    const ended = page.locator("table.ended").getByRole("row").filter({ hasText: "Nightly script" });
+    expect(await ended.textContent()).toMatch(/Revoked.*\d{4}.*Last used.*from (::ffff:127\.0\.0\.1|127\.0\.0\.1|::1)/);
+    expect((await api("/api/library", key)).status).toBe(401);
+    await context.close();
+  });
+
+  it("names the full scope and links to its keys when device sign-in finds no slot, and asks no code once approved", async () => {
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto("/settings/api-keys");
+    const accountSlots = page.getByTestId("slots-account");
+    // Fill the account-wide slots with keys made through the form.
+    for (let made = 0; !(await accountSlots.textContent())?.includes("Full"); made += 1) {
+      expect(made).toBeLessThan(3);
+      await page.getByLabel("Name", { exact: true }).fill(`Filler ${made}`);
+      await page.getByRole("button", { name: "Create key" }).click();
+      recordSecret(await page.getByLabel("The new key").inputValue());
+      await page.goto("/settings/api-keys");
+    }
+    const code = await deviceEndpoint("/api/device-sign-in/code", { client_id: "shelf-cli", device_name: "studio" });
+    expect(code.status).toBe(200);
+    await page.goto(`/device?user_code=${code.body.user_code}`);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("button", { name: "Approve" }).click();
+    const alert = page.locator("main").getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("Every slot of Account-wide is taken");
+    const link = alert.getByRole("link", { name: "See the keys of Account-wide" });
+    expect(await link.getAttribute("href")).toBe("/settings/api-keys?scope=account#keys-title");
+    await link.click();
+    await page.getByRole("heading", { name: "Keys of Account-wide" }).waitFor();
+    const filler = page.getByRole("row").filter({ hasText: "Filler 0" });
+    await filler.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await filler.waitFor({ state: "detached" });
+
+    await page.goto(`/device?user_code=${code.body.user_code}`);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("heading", { name: "Device connected" }).waitFor();
+    const main = (await page.locator("main").textContent()) ?? "";
+    expect(main).not.toContain("Enter the code");
+    expect(await page.getByLabel("Code").count()).toBe(0);
+    await context.close();
+  });
+
+  it("reads well in both languages at desktop and phone width, revoked keys shown", async () => {
+    await everyWay("/settings/api-keys?ended=1", "keys-ended");
+  });
+});

@@ -223,7 +223,7 @@ export function createEdge(options: EdgeOptions): Edge {
     const matched = routes.match(method, path);
     if (health && !health.up && !matched?.route.meta.noDatabase) return unavailableResult();
     const credential = await withDeadline(
-      resolveCredential(options.db, request.header("authorization"), credentials),
+      resolveCredential(options.db, request.header("authorization"), credentials, clientAddress(request, options)),
       dbDeadlineMs,
     );
     const own = matched?.route.meta.addressLimit;

@@ -14,6 +14,7 @@ import type { Caller, Credential } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { apiKeyResolver, type CredentialPolicy, resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
+import { clientAddressOf } from "../edge/address";
 import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";
 import type { EdgeRequest } from "../edge/request";
 import { domainErrorBody, type EdgeResult, errorResult, jsonResult } from "../edge/results";
@@ -49,6 +50,7 @@ export type McpEdgeOptions = Pick<
   | "keyBrand"
   | "rateLimiter"
   | "maxBodyBytes"
+  | "trustProxy"
 > & {
   /** Host names (with port) requests may name besides the base URL's; loopback ones are added for a loopback base. */
   allowedHosts?: readonly string[];
@@ -136,7 +138,12 @@ export function createMcpEdge(options: McpEdgeOptions): Edge {
     }
     if (options.health && !options.health.up) return unavailableResult();
     const credential = await withDeadline(
-      resolveCredential(options.db, request.header("authorization"), policy),
+      resolveCredential(
+        options.db,
+        request.header("authorization"),
+        policy,
+        clientAddressOf(request.header("x-forwarded-for"), request.clientAddress, options.trustProxy),
+      ),
       dbDeadlineMs,
     );
     if (credential.status !== "valid") return unauthorized(credential);
