@@ -296,7 +296,15 @@ describe("billing", () => {
     await signUp.locator("main").getByRole("button", { name: "Create account" }).click();
     await signUp.waitForURL(/\/account$/);
     await other.close();
-    const product = await admin("product:create", "--name", "Only Theirs", "--price-cents", "3300");
+    const product = await admin(
+      "product:create",
+      "--name",
+      "Only Theirs",
+      "--price-cents",
+      "33000",
+      "--currency",
+      "KRW",
+    );
     const order = await admin("order:create", "--email", email, "--product", String(product.id));
     const [invoice] = await sql<{ number: string }[]>`select number from invoices where order_id = ${order.id}`;
     expect(invoice?.number).toMatch(/^INV-/);
@@ -329,6 +337,20 @@ describe("billing", () => {
     expect(theirText).toContain(order.number);
     const demoOrders = (await api("/api/orders", demoKey)).body.orders as { number: string }[];
     for (const demoOrder of demoOrders) expect(theirText).not.toContain(demoOrder.number);
+    // A KRW total shows its VAT (10 %, included): 33,000 won is 30,000 supply and 3,000 VAT.
+    expect(theirText).toMatch(/Supply amount.*30,000.*VAT \(10 %\).*3,000.*Total.*33,000/);
+
+    // Withdrawing within the period files a refund request with support, for this order.
+    await their.getByText("Withdraw from this order").click();
+    await their.getByLabel("Reason (optional)").fill("Bought the wrong app.");
+    await their.getByRole("button", { name: "Request refund" }).click();
+    await their.getByRole("status").filter({ hasText: order.number }).waitFor();
+    const tickets = await sql<{ kind: string; summary: string; account_email: string }[]>`
+      select t.kind, t.summary, a.email as account_email from support_tickets t join accounts a on a.id = t.account_id
+      where t.summary like ${`%${order.number}%`}`;
+    expect(tickets).toEqual([
+      { kind: "refund_request", summary: `Withdrawal from order ${order.number}`, account_email: email },
+    ]);
     await theirs.close();
   });
 

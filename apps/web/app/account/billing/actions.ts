@@ -29,6 +29,9 @@ export async function withdrawOrderAction(form: FormData): Promise<void> {
   const session = await requireSession("/account/billing");
   const id = postedId(form);
   const caller = await pageCaller(session);
+  const reason = String(form.get("reason") ?? "")
+    .trim()
+    .slice(0, 10_000);
   const order =
     id === null
       ? null
@@ -36,15 +39,12 @@ export async function withdrawOrderAction(form: FormData): Promise<void> {
           (shown) => shown.order,
           () => null,
         );
-  if (!order?.can_withdraw) redirect("/account/billing#orders");
-  const reason = String(form.get("reason") ?? "")
-    .trim()
-    .slice(0, 10_000);
-  const items = order.items.map((item) => `${item.product_name} x${item.quantity}`).join(", ");
-  await caller.reports.support({
-    kind: "refund_request",
-    summary: `Withdrawal from order ${order.number}`,
-    detail: `Order ${order.number} (id ${order.id}): ${items}; total ${order.total_cents} ${order.currency}.${reason ? `\n\n${reason}` : ""}`,
+  if (!order) redirect("/account/billing#orders");
+  let filed = true;
+  await settleRemoval(async () => {
+    filed = false;
+    await caller.reports.withdraw({ order: order.id, ...(reason ? { reason } : {}) });
+    filed = true;
   });
-  redirect(`/account/billing?withdrawn=${encodeURIComponent(order.number)}#orders`);
+  redirect(filed ? `/account/billing?withdrawn=${encodeURIComponent(order.number)}#orders` : "/account/billing#orders");
 }
