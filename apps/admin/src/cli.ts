@@ -13,6 +13,7 @@ import {
   paymentMethodAdd,
   subscriptionCancel,
   subscriptionCreate,
+  subscriptionResume,
 } from "./commands/commerce";
 import { demo } from "./commands/demo";
 import {
@@ -51,6 +52,7 @@ export const commands: Command[] = [
   orderRefund,
   subscriptionCreate,
   subscriptionCancel,
+  subscriptionResume,
   paymentMethodAdd,
   invoiceCreate,
   exchangeRateSet,

@@ -134,6 +134,8 @@ describe("the commerce commands", () => {
     });
     const cancelled = await adminJson("subscription:cancel", "--id", String(subscription.id), "--at-period-end");
     expect(cancelled).toMatchObject({ status: "active", cancel_at_period_end: true });
+    const resumed = await adminJson("subscription:resume", "--id", String(subscription.id));
+    expect(resumed).toMatchObject({ status: "active", cancel_at_period_end: false });
     await expectFailure(
       ["subscription:create", "--email", email, "--product", String(product.id), "--until", "2001-01-01"],
       /--until must be in the future/,

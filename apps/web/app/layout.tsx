@@ -47,6 +47,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     {t("library")}
                   </NavLink>
                   <NavLink href="/account/devices">{t("devices")}</NavLink>
+                  <NavLink href="/account/billing">{t("billing")}</NavLink>
                   <NavLink href="/settings">{t("settings")}</NavLink>
                 </nav>
               )}

@@ -41,3 +41,32 @@ export async function typeLabeler() {
 export function contentAssetHref(productId: number, path: string): string {
   return `/account/products/${productId}/content-assets/${path.split("/").map(encodeURIComponent).join("/")}`;
 }
+
+/** Money in minor units (`*_cents`) as the page's language writes the currency: cents, or won for KRW (none). */
+export async function moneyFormatter() {
+  const locale = await getLocale();
+  return (cents: number, currency: string) => {
+    const format = new Intl.NumberFormat(locale, { style: "currency", currency });
+    return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  };
+}
+
+/** Bytes as the page's language writes a file size (kB, MB). */
+export async function sizeFormatter() {
+  const locale = await getLocale();
+  const units = ["byte", "kilobyte", "megabyte", "gigabyte"] as const;
+  return (bytes: number) => {
+    let value = bytes;
+    let unit = 0;
+    while (value >= 1000 && unit < units.length - 1) {
+      value /= 1000;
+      unit += 1;
+    }
+    return new Intl.NumberFormat(locale, {
+      style: "unit",
+      unit: units[unit],
+      unitDisplay: "short",
+      maximumFractionDigits: 1,
+    }).format(value);
+  };
+}

@@ -200,6 +200,21 @@ export const subscriptionCancel: Command = {
   },
 };
 
+export const subscriptionResume: Command = {
+  name: "subscription:resume",
+  summary: "Renew again a subscription cancelled at the end of its period",
+  synopsis: "--id ID",
+  details: ["Only while its period runs; one that ended is bought again."],
+  options: { id: { type: "string" } },
+  prepare(values) {
+    const id = requiredInteger(values, "id", { min: 1 });
+    return async ({ db }) => {
+      const resumed = await subscriptionAdmin.resumeSubscription(db, id);
+      return { json: resumed, text: `Subscription ${resumed.id} renews again on ${resumed.ends_at}.` };
+    };
+  },
+};
+
 export const exchangeRateSet: Command = {
   name: "exchange-rate:set",
   summary: "Store how many won one unit of a currency is worth, and the source",

@@ -1,8 +1,10 @@
 "use server";
 
 import type { DeviceSignInRequestData } from "@shelf/api";
+import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../src/auth/session";
 import { failedForm } from "../../src/forms/errors";
+import { namingFullScope } from "../../src/forms/full-scope";
 import type { FormState } from "../../src/forms/state";
 
 export type DeviceStep =
@@ -38,6 +40,8 @@ export async function deviceAction(_state: FormState<DeviceStep>, form: FormData
       data: { step: "review", request: await caller.deviceSignIn.find({ user_code: userCode }) },
     };
   } catch (error) {
-    return failedForm(error);
+    // A device sign-in key is account-wide: that is the scope whose slots are full.
+    const accountWide = (await getTranslations("keys"))("accountWide");
+    return namingFullScope(await failedForm(error), { value: "account", name: accountWide });
   }
 }

@@ -7,8 +7,11 @@ import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { deviceAction } from "./actions";
 
-/** Enter (or confirm) the code a device shows, see who asks for what, then approve or deny. */
-export function DeviceForm({ initialCode }: { initialCode: string }) {
+/**
+ * Enter (or confirm) the code a device shows, see who asks for what, then approve or deny. Only the first step asks
+ * for a code (`lead`); once decided, the page says what happened and nothing more.
+ */
+export function DeviceForm({ initialCode, lead }: { initialCode: string; lead: string }) {
   const t = useTranslations("device");
   const tk = useTranslations("keys");
   const [state, action, pending] = useActionState(deviceAction, idle);
@@ -83,9 +86,16 @@ export function DeviceForm({ initialCode }: { initialCode: string }) {
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
+      <p className="muted">{lead}</p>
       {state.status === "failed" && (
         <p className="error" role="alert" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLParagraphElement>}>
           {state.message}
+          {state.link && (
+            <>
+              {" "}
+              <a href={state.link.href}>{state.link.label}</a>
+            </>
+          )}
         </p>
       )}
       <TextField

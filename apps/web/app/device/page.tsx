@@ -22,8 +22,7 @@ export default async function DevicePage({ searchParams }: Props) {
   return (
     <section className="narrow card">
       <h1>{t("title")}</h1>
-      <p className="muted">{t("lead", { email: session.email })}</p>
-      <DeviceForm initialCode={code} />
+      <DeviceForm initialCode={code} lead={t("lead", { email: session.email })} />
     </section>
   );
 }

@@ -1,8 +1,8 @@
 import { type Caller, createCaller, createContext, sessionCaller } from "@shelf/api";
 import { setPageDatabaseUnavailable } from "@shelf/api/host/pages";
-import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
+import { getLocale } from "next-intl/server";
 import { cache } from "react";
 import { getRuntime } from "../runtime";
 import { DATABASE_UNAVAILABLE_DIGEST } from "./database-unavailable";
@@ -71,7 +71,8 @@ export async function pageCaller(session: PageSession) {
       credential: { status: "valid", caller },
       baseUrl: runtime.baseUrl,
       delivery: runtime.delivery,
-      acceptLanguage: (await headers()).get("accept-language") ?? undefined,
+      // Labels the API writes (order and subscription states) in the page's language, which may differ from the browser's.
+      acceptLanguage: await getLocale(),
       keyBrand: runtime.config.api.SHELF_KEY_PREFIX,
       guessLimits: runtime.guessLimits,
     }),

@@ -14,6 +14,7 @@ export function ConfirmButton({
   cancelLabel,
   action,
   fields,
+  dialogId = fields.id,
 }: {
   label: string;
   title: string;
@@ -22,6 +23,8 @@ export function ConfirmButton({
   cancelLabel: string;
   action: (form: FormData) => void | Promise<void>;
   fields: Record<string, string>;
+  /** Unique on the page: the dialog's title id (defaults to the posted id). */
+  dialogId?: string;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (
@@ -29,9 +32,9 @@ export function ConfirmButton({
       <button type="button" className="button danger small" onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
-      <dialog ref={dialog} className="dialog" aria-labelledby={`${fields.id}-title`}>
+      <dialog ref={dialog} className="dialog" aria-labelledby={`${dialogId}-title`}>
         <form action={action} className="stack">
-          <h2 id={`${fields.id}-title`}>{title}</h2>
+          <h2 id={`${dialogId}-title`}>{title}</h2>
           <p>{body}</p>
           {Object.entries(fields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />

@@ -12,6 +12,8 @@ const { apiKeys } = schema;
 export const DEVICE_KEY_IDLE_DAYS = 90;
 /** Use is recorded at most this often per key, so ordinary requests only read. */
 export const KEY_USE_WRITE_INTERVAL_MS = 60 * 60 * 1000;
+/** A use from a new address is recorded sooner, but still at most this often per key. */
+export const KEY_ADDRESS_WRITE_INTERVAL_MS = 60 * 1000;
 
 /** The key lookup runs on every request. */
 const keyLookup = perDatabase((db) =>
@@ -25,6 +27,7 @@ const keyLookup = perDatabase((db) =>
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      lastUsedAddress: apiKeys.lastUsedAddress,
     })
     .from(apiKeys)
     .where(eq(apiKeys.hash, sql.placeholder("hash")))
@@ -38,15 +41,18 @@ export function looksLikeApiKey(token: string): boolean {
 
 /**
  * Looks a key up by its SHA-256 hash. Revoked and expired keys are invalid from the very next request on:
- * nothing is cached between requests. Use is written at most once an hour per key (device keys push their
- * idle expiry out by 90 days on that write), so ordinary requests only read.
+ * nothing is cached between requests. Use (time and client address) is written at most once an hour per key, or
+ * once a minute while the address changes (device keys push their idle expiry out by 90 days on that write), so
+ * ordinary requests only read.
  */
-export async function resolveApiKey(db: Database, token: string): Promise<Credential> {
+export async function resolveApiKey(db: Database, token: string, clientAddress?: string): Promise<Credential> {
   const [key] = await keyLookup(db).execute({ hash: hashSecret(token) });
   const now = Date.now();
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now)) return { status: "invalid" };
-  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() >= KEY_USE_WRITE_INTERVAL_MS) {
-    await recordKeyUse(db, key.id, key.kind);
+  const since = key.lastUsedAt ? now - key.lastUsedAt.getTime() : Number.POSITIVE_INFINITY;
+  const moved = clientAddress !== undefined && clientAddress !== key.lastUsedAddress;
+  if (since >= KEY_USE_WRITE_INTERVAL_MS || (moved && since >= KEY_ADDRESS_WRITE_INTERVAL_MS)) {
+    await recordKeyUse(db, key.id, key.kind, clientAddress);
   }
   return {
     status: "valid",
@@ -61,11 +67,17 @@ export async function resolveApiKey(db: Database, token: string): Promise<Creden
   };
 }
 
-async function recordKeyUse(db: Database, keyId: number, kind: "created" | "device"): Promise<void> {
+async function recordKeyUse(
+  db: Database,
+  keyId: number,
+  kind: "created" | "device",
+  clientAddress: string | undefined,
+): Promise<void> {
   await db
     .update(apiKeys)
     .set({
       lastUsedAt: sql`now()`,
+      ...(clientAddress === undefined ? {} : { lastUsedAddress: clientAddress }),
       ...(kind === "device" ? { expiresAt: sql`now() + make_interval(days => ${DEVICE_KEY_IDLE_DAYS})` } : {}),
     })
     // Only live keys move: a revocation racing this write is never undone.

@@ -8,7 +8,8 @@ import { looksLikeDesignToken, resolveDesignToken } from "./design-token";
 export type BearerResolver = {
   /** Whether the token has this credential's shape; decided without I/O. */
   matches: (token: string) => boolean;
-  resolve: (db: Database, token: string) => Promise<Credential>;
+  /** `clientAddress`: where the request came from, kept as a key's last use address. */
+  resolve: (db: Database, token: string, clientAddress?: string) => Promise<Credential>;
 };
 
 /** What an entry point reads from `Authorization: Bearer`, and which kinds of caller it lets through. */
@@ -41,13 +42,14 @@ export async function resolveCredential(
   db: Database,
   authorization: string | null | undefined,
   policy: CredentialPolicy = accountApiPolicy,
+  clientAddress?: string,
 ): Promise<Credential> {
   const token = bearerToken(authorization);
   if (token === undefined) return { status: "none" };
   if (token === null || token.length > MAX_TOKEN_LENGTH) return { status: "invalid" };
   const resolver = policy.resolvers.find((candidate) => candidate.matches(token));
   if (!resolver) return { status: "invalid" };
-  const credential = await resolver.resolve(db, token);
+  const credential = await resolver.resolve(db, token, clientAddress);
   if (credential.status === "valid" && !policy.accepts.has(credential.caller.type)) return { status: "invalid" };
   return credential;
 }

@@ -68,6 +68,26 @@ describe("seedDemo", () => {
     expect(live).toEqual([{ prefix: latest.prefix }]);
   });
 
+  it("gives the demo account billing to look at: orders, invoices enough for two pages, a subscription, a card", async () => {
+    const { db } = testDb;
+    const { key } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    const caller = await callerFor(db, key);
+    const { orders } = await caller.orders.list({});
+    expect(orders.map((order) => order.items[0]?.product_name).sort()).toEqual(
+      ["Clipboard Relay", "Gitscope", "Lumen Notes", "Release Notes Writer"].sort(),
+    );
+    const invoices = await caller.orders.invoices({ limit: 5 });
+    expect(invoices.invoices).toHaveLength(5);
+    expect(invoices.next_cursor).not.toBeNull();
+    const { subscriptions } = await caller.subscriptions.list({});
+    expect(subscriptions.filter((subscription) => !subscription.is_pass)).toEqual([
+      expect.objectContaining({ action: "cancel", payment_method_last4: "4242" }),
+    ]);
+    expect((await caller.orders.paymentMethods({})).payment_methods).toEqual([
+      expect.objectContaining({ brand: "visa", last4: "4242", is_default: true }),
+    ]);
+  });
+
   it("gives every product a recipe-consistent, contract-valid shape in the library", async () => {
     const { db } = testDb;
     const { key, productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });

@@ -9,7 +9,9 @@ import { hashPassword } from "../auth/password";
 import type { DeliveryFiles } from "../delivery";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
 import { createApiKey, revokeApiKey, toApiKeyRecord } from "../routers/keys/service";
+import { addPaymentMethod, createInvoice, createOrder } from "../routers/orders/admin-service";
 import { putContentAsset, storeSignedArtifact } from "../routers/products/publish";
+import { createSubscription } from "../routers/subscriptions/admin-service";
 import {
   DEMO_EMAIL,
   DEMO_KEY_NAME,
@@ -36,6 +38,10 @@ const {
   lineages,
   mcpServers,
   mcpTools,
+  invoices,
+  orderItems,
+  orders,
+  paymentMethods,
   productCategories,
   productContentAssets,
   productInstallAssets,
@@ -66,6 +72,10 @@ export const demoTables = [
   mcpTools,
   subscriptions,
   lineages,
+  orders,
+  orderItems,
+  invoices,
+  paymentMethods,
 ];
 
 /** Row counts of the demo tables, in `demoTables` order. */
@@ -114,6 +124,7 @@ export async function seedDemo(
   await ensureDemoFiles(db, options.files, productIds);
   await ensureDemoLineages(db);
   await ensureDemoPass(db, accountId);
+  await ensureDemoBilling(db, accountId, productIds);
   const { key, record } = await issueDemoKey(db, accountId, options.brand, options.secret);
   return {
     accountId,
@@ -211,6 +222,32 @@ async function ensureDemoPass(db: Database, accountId: number) {
       graceDays: DEMO_PASS.graceDays,
       endsAt,
     });
+  });
+}
+
+/** The products the demo account bought (their orders) and the one it subscribes to, by name. */
+const DEMO_ORDERED = ["Lumen Notes", "Gitscope", "Clipboard Relay"];
+const DEMO_SUBSCRIBED = "Release Notes Writer";
+
+/**
+ * The demo account's billing, once: a card on file, orders of products it holds (each with its invoice), a monthly
+ * subscription that renews, and a few invoices more so that the invoice list has pages. All through the services the
+ * operator CLI uses, in one transaction under the seed lock.
+ */
+async function ensureDemoBilling(db: Database, accountId: number, productIds: number[]) {
+  const idOf = (name: string) => productIds[demoProducts.findIndex((product) => product.name === name)] as number;
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    const [existing] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.accountId, accountId)).limit(1);
+    if (existing) return;
+    // The services open their own transactions; inside this one they become savepoints.
+    const within = tx as unknown as Database;
+    await addPaymentMethod(within, { accountId, brand: "visa", last4: "4242", expMonth: 12, expYear: 2030 });
+    for (const name of DEMO_ORDERED) await createOrder(tx, { accountId, productId: idOf(name) });
+    await createSubscription(within, { accountId, productId: idOf(DEMO_SUBSCRIBED) });
+    for (const totalCents of [900, 1500, 2900]) {
+      await createInvoice(within, { accountId, totalCents, currency: "USD", status: "paid" });
+    }
   });
 }
 

@@ -279,6 +279,7 @@ export function createEdge(options: EdgeOptions): Edge {
         options.db,
         request.header("authorization"),
         matched?.route.meta.mcp ? accountMcpPolicy : credentials,
+        clientAddress(request, options),
       ),
       dbDeadlineMs,
     );

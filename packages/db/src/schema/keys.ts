@@ -25,6 +25,8 @@ export const apiKeys = pgTable(
     issuedByKeyId: integer().references((): AnyPgColumn => apiKeys.id, { onDelete: "set null" }),
     expiresAt: timestamp({ withTimezone: true }),
     lastUsedAt: timestamp({ withTimezone: true }),
+    /** The client address of the last recorded use (written with `lastUsedAt`, or when the address changes). */
+    lastUsedAddress: text(),
     revokedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -2,8 +2,10 @@
 
 import { accountAbilities } from "@shelf/api";
 import { revalidatePath } from "next/cache";
+import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { failedForm } from "../../../src/forms/errors";
+import { namingFullScope } from "../../../src/forms/full-scope";
 import { postedId, settleRemoval } from "../../../src/forms/settle";
 import type { FormState } from "../../../src/forms/state";
 
@@ -37,7 +39,12 @@ export async function createKeyAction(_state: FormState<CreatedKey>, form: FormD
       data: { key: created.key, name: created.record.name ?? "", prefix: created.record.prefix },
     };
   } catch (error) {
-    return failedForm(error);
+    const failed = await failedForm(error);
+    if (failed.code !== "api_key_limit_reached") return failed;
+    const { scopes } = await (await pageCaller(session)).keys.list();
+    const named = scopes.find((entry) => String(entry.product?.id ?? "account") === scope)?.product?.name;
+    const name = named ?? (await getTranslations("keys"))("accountWide");
+    return namingFullScope(failed, { value: scope, name });
   }
 }
 

@@ -81,6 +81,12 @@ export function CreateKeyForm({
         {state.status === "failed" && (
           <p className="error" role="alert" tabIndex={-1} ref={alert}>
             {state.message}
+            {state.link && (
+              <>
+                {" "}
+                <a href={state.link.href}>{state.link.label}</a>
+              </>
+            )}
           </p>
         )}
         <TextField

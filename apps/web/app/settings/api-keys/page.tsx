@@ -12,10 +12,31 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getTranslations("keys"))("title") };
 }
 
-/** Developer settings: the account's keys (prefix only, ever), their free slots, creating and revoking. */
-export default async function ApiKeysPage() {
+type Props = { searchParams: Promise<{ scope?: string; ended?: string }> };
+
+/**
+ * Developer settings: the account's keys (prefix only, ever), their free slots, creating and revoking. `?scope=`
+ * (`account` or a product id) lists one scope's keys, where a "full" message sends its person; `?ended=1` also lists
+ * the revoked and expired keys, greyed, with the date each ended.
+ */
+export default async function ApiKeysPage({ searchParams }: Props) {
   const session = await requireSession("/settings/api-keys");
-  const { keys, scopes } = await (await pageCaller(session)).keys.list();
+  const query = await searchParams;
+  const { keys: allKeys, scopes, ended: allEnded } = await (await pageCaller(session)).keys.list();
+  const scopeOf = (key: { product: { id: number } | null }) => (key.product ? String(key.product.id) : "account");
+  const chosen = scopes.find((scope) => (scope.product ? String(scope.product.id) : "account") === query.scope);
+  const inScope = <T extends { product: { id: number } | null }>(list: T[]) =>
+    chosen ? list.filter((key) => scopeOf(key) === query.scope) : list;
+  const keys = inScope(allKeys);
+  const ended = inScope(allEnded);
+  const showEnded = query.ended === "1";
+  const here = (changes: Record<string, string | undefined>) => {
+    const next = new URLSearchParams();
+    const merged = { scope: chosen ? query.scope : undefined, ended: showEnded ? "1" : undefined, ...changes };
+    for (const [name, value] of Object.entries(merged)) if (value) next.set(name, value);
+    const search = next.toString();
+    return `/settings/api-keys${search ? `?${search}` : ""}#keys-title`;
+  };
   const t = await getTranslations("keys");
   const date = await dateFormatter();
   const clientNames: Record<string, string> = {
@@ -48,7 +69,16 @@ export default async function ApiKeysPage() {
       </section>
 
       <section aria-labelledby="keys-title">
-        <h2 id="keys-title">{t("listTitle")}</h2>
+        <h2 id="keys-title">
+          {chosen
+            ? t("listTitleOf", { scope: chosen.product ? chosen.product.name : t("accountWide") })
+            : t("listTitle")}
+        </h2>
+        {chosen && (
+          <p>
+            <a href={here({ scope: undefined })}>{t("allScopes")}</a>
+          </p>
+        )}
         <RecordTable
           rows={keys.length}
           empty={t("empty")}
@@ -78,7 +108,12 @@ export default async function ApiKeysPage() {
                   <dt>{t("created")}</dt>
                   <dd>{date(key.created_at)}</dd>
                   <dt>{t("lastUsed")}</dt>
-                  <dd>{key.last_used_at ? date(key.last_used_at, true) : t("never")}</dd>
+                  <dd>
+                    {key.last_used_at ? date(key.last_used_at, true) : t("never")}
+                    {key.last_used_address && (
+                      <div className="muted small">{t("from", { address: key.last_used_address })}</div>
+                    )}
+                  </dd>
                   <dt>{t("expires")}</dt>
                   <dd>{key.expires_at ? date(key.expires_at) : t("noExpiry")}</dd>
                 </dl>
@@ -97,6 +132,56 @@ export default async function ApiKeysPage() {
             </tr>
           ))}
         </RecordTable>
+        <p>
+          <a href={here({ ended: showEnded ? undefined : "1" })}>
+            {showEnded ? t("hideEnded") : t("showEnded", { count: ended.length })}
+          </a>
+        </p>
+        {showEnded && (
+          <section aria-labelledby="ended-title">
+            <h3 id="ended-title">{t("endedTitle")}</h3>
+            {ended.length === 0 ? (
+              <p className="empty">{t("noEnded")}</p>
+            ) : (
+              <div className="table-wrap">
+                <table className="keys ended stacked">
+                  <thead>
+                    <tr>
+                      <th scope="col">{t("name")}</th>
+                      <th scope="col">{t("prefix")}</th>
+                      <th scope="col">{t("scope")}</th>
+                      <th scope="col">{t("dates")}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {ended.map((key) => (
+                      <tr key={key.id}>
+                        <td data-label={t("name")}>{key.name ?? "—"}</td>
+                        <td data-label={t("prefix")}>
+                          <code className="prefix">{key.prefix}…</code>
+                        </td>
+                        <td data-label={t("scope")}>{key.product ? key.product.name : t("accountWide")}</td>
+                        <td data-label={t("dates")}>
+                          <dl className="dates">
+                            <dt>{key.revoked_at ? t("revoked") : t("expired")}</dt>
+                            <dd>{date(key.revoked_at ?? key.expires_at, true)}</dd>
+                            <dt>{t("lastUsed")}</dt>
+                            <dd>
+                              {key.last_used_at ? date(key.last_used_at, true) : t("never")}
+                              {key.last_used_address && (
+                                <div className="small">{t("from", { address: key.last_used_address })}</div>
+                              )}
+                            </dd>
+                          </dl>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+        )}
       </section>
 
       <section aria-labelledby="create-title" className="card">

@@ -3,6 +3,8 @@ import { sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
 import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
+import { revokeDevice } from "../client-config/admin-service";
+import { entitledSql } from "../products/access";
 
 export type DeviceListRow = {
   id: number;
@@ -59,4 +61,21 @@ export async function deactivateDevice(db: Database, accountId: number, deviceId
       released_product_ids: released.map((row) => row.product_id).sort((a, b) => a - b),
     };
   });
+}
+
+/**
+ * A person blocking one of their devices from a product: the policy revocation of `policy:revoke` (its seats on the
+ * product are freed and its license checks answer `device_revoked` until an operator restores it). Only a device of
+ * the account, and only a product it is seated on or the account holds.
+ */
+export async function blockDevice(db: Database, accountId: number, deviceId: number, productId: number) {
+  const [device] = await sqlRows<{ identifier: string; allowed: boolean }>(
+    db,
+    sql`select d.identifier, (exists (select 1 from device_activations da where da.device_id = d.id
+          and da.product_id = ${productId}) or ${entitledSql(accountId, productId)}) as allowed
+      from devices d where d.id = ${deviceId} and d.account_id = ${accountId}`,
+  );
+  if (!device) throw new DomainError("not_found", "Device not found.");
+  if (!device.allowed) throw new DomainError("not_found", "Product not found.");
+  return revokeDevice(db, productId, device.identifier);
 }

@@ -409,3 +409,33 @@ describe("the devices page (a signed-in person)", () => {
     expect((await caller.device.seats())[0]?.products).toEqual([]);
   });
 });
+
+describe("blocking a device from the product page (a signed-in person)", () => {
+  it("revokes its own device from a product it holds, as policy:revoke does, and never another account's", async () => {
+    const { account, key, products } = await device(1);
+    const [product] = products as [(typeof products)[0]];
+    expect((await post("/api/license/check", key, { product_id: product.id, device_id: "lost-mac" })).status).toBe(200);
+    const stranger = await device(1);
+    const strangerProduct = stranger.products[0] as (typeof products)[0];
+    await post("/api/license/check", stranger.key, { product_id: strangerProduct.id, device_id: "their-pc" });
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    const [mine] = await caller.device.seats();
+    const [theirs] = await (await signedInCaller(testDb.db, stranger.account.id)).caller.device.seats();
+    // Another account's device, and a product the account neither holds nor seated the device on: not found.
+    await expect(caller.device.block({ id: theirs?.id as number, product: strangerProduct.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(caller.device.block({ id: mine?.id as number, product: strangerProduct.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    const blocked = await caller.device.block({ id: mine?.id as number, product: product.id });
+    expect(blocked).toMatchObject({ product_id: product.id, device_id: "lost-mac", seats_released: 1 });
+    const again = await post("/api/license/check", key, { product_id: product.id, device_id: "lost-mac" });
+    expect(again.body).toMatchObject({ licensed: false, code: "device_revoked" });
+    const theirCheck = await post("/api/license/check", stranger.key, {
+      product_id: strangerProduct.id,
+      device_id: "their-pc",
+    });
+    expect(theirCheck.body).toMatchObject({ licensed: true, code: "valid" });
+  });
+});

@@ -4,10 +4,12 @@ import { DomainError } from "../../errors";
 import { accountProcedure, type ExampleContext, router, sessionProcedure } from "../../trpc";
 import { createApiKey } from "../keys/service";
 import { createSubscription } from "../subscriptions/admin-service";
-import { deactivateDevice, listDevices } from "./admin-service";
+import { blockDevice, deactivateDevice, listDevices } from "./admin-service";
 import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./example";
 import {
   AccountDeviceData,
+  BlockDeviceInput,
+  BlockedDeviceData,
   BulkActivateData,
   BundlesData,
   DeviceEntitlementsData,
@@ -166,4 +168,11 @@ export const devicesRouter = router({
     .input(DeviceIdInput)
     .output(ReleasedDeviceData)
     .mutation(({ ctx, input }) => deactivateDevice(ctx.db, ctx.caller.accountId, input.id)),
+
+  /** The product page: keep one of the account's devices off a product (the operator's `policy:revoke`). */
+  block: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(BlockDeviceInput)
+    .output(BlockedDeviceData)
+    .mutation(({ ctx, input }) => blockDevice(ctx.db, ctx.caller.accountId, input.id, input.product)),
 });

@@ -165,3 +165,12 @@ export const ReleasedDeviceData = z.object({
   device_id: z.string(),
   released_product_ids: z.array(z.number().int()),
 });
+
+export const BlockDeviceInput = z.object({ id: z.number().int().positive(), product: z.number().int().positive() });
+
+export const BlockedDeviceData = z.object({
+  product_id: z.number().int(),
+  device_id: z.string(),
+  seats_released: z.number().int(),
+  version: z.number().int(),
+});

@@ -1,4 +1,6 @@
+import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createAccount,
@@ -45,7 +47,9 @@ describe("the key list of developer settings", () => {
     expect((await request("/api/library", { key: created.key })).status).toBe(200);
 
     const list = await caller.keys.list();
-    expect(list.keys).toEqual([{ ...created.record, last_used_at: expect.any(String) }]);
+    expect(list.keys).toEqual([
+      { ...created.record, last_used_at: expect.any(String), last_used_address: "203.0.113.7" },
+    ]);
     expect(JSON.stringify(list)).not.toContain(created.key);
     expect(list.scopes[0]).toEqual({ product: null, used: 1, free: 2, limit: 3 });
 
@@ -55,6 +59,7 @@ describe("the key list of developer settings", () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe("invalid_api_key");
     expect((await caller.keys.list()).keys).toEqual([]);
+    expect((await caller.keys.list()).ended).toEqual([{ ...revoked, revoked_at: expect.any(String) }]);
   });
 
   it("counts slots per scope and refuses a fourth key in one, through the operator CLI's rule", async () => {
@@ -173,5 +178,40 @@ describe("connected apps", () => {
     });
     await caller.connectedApps.disconnect({ id: grant?.id as number });
     expect(await caller.connectedApps.list()).toEqual([]);
+  });
+});
+
+describe("a key's last use and its ended keys", () => {
+  it("records the time and client address of a key's use, again soon when the address changes", async () => {
+    const { caller } = await person();
+    const created = await caller.keys.create({ name: "roaming", abilities: ["products.read"] });
+    recordSecret(created.key);
+    expect(created.record).toMatchObject({ last_used_at: null, last_used_address: null, revoked_at: null });
+    expect((await request("/api/library", { key: created.key, clientAddress: "198.51.100.4" })).status).toBe(200);
+    const [first] = (await caller.keys.list()).keys;
+    expect(first).toMatchObject({ last_used_address: "198.51.100.4", last_used_at: expect.any(String) });
+    // Within the hour, the same address writes nothing; a new one is written once a minute has passed.
+    expect((await request("/api/library", { key: created.key, clientAddress: "203.0.113.9" })).status).toBe(200);
+    expect((await caller.keys.list()).keys[0]?.last_used_address).toBe("198.51.100.4");
+    await testDb.db
+      .update(schema.apiKeys)
+      .set({ lastUsedAt: sql`now() - interval '2 minutes'` })
+      .where(eq(schema.apiKeys.id, created.record.id));
+    expect((await request("/api/library", { key: created.key, clientAddress: "203.0.113.9" })).status).toBe(200);
+    expect((await caller.keys.list()).keys[0]?.last_used_address).toBe("203.0.113.9");
+  });
+
+  it("lists revoked and expired keys apart from the live ones, with when each ended, and another account's never", async () => {
+    const { caller } = await person();
+    const stranger = await person();
+    const kept = await caller.keys.create({ name: "kept", abilities: ["products.read"] });
+    const dropped = await caller.keys.create({ name: "dropped", abilities: ["products.read"] });
+    const theirs = await stranger.caller.keys.create({ name: "theirs", abilities: ["products.read"] });
+    for (const created of [kept, dropped, theirs]) recordSecret(created.key);
+    await caller.keys.revoke({ id: dropped.record.id });
+    await stranger.caller.keys.revoke({ id: theirs.record.id });
+    const listed = await caller.keys.list();
+    expect(listed.keys.map((key) => key.name)).toEqual(["kept"]);
+    expect(listed.ended).toEqual([expect.objectContaining({ name: "dropped", revoked_at: expect.any(String) })]);
   });
 });

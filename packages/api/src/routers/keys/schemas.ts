@@ -42,7 +42,10 @@ export const KeyListItem = z.object({
   product: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   created_at: z.string(),
   last_used_at: z.string().nullable(),
+  /** The client address of the last recorded use (recorded with `last_used_at`). */
+  last_used_address: z.string().nullable(),
   expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
 });
 export type KeyListItem = z.infer<typeof KeyListItem>;
 
@@ -59,6 +62,8 @@ export const KeyListData = z.object({
   keys: z.array(KeyListItem),
   /** Account-wide first, then every product of the library and every product that has keys. */
   scopes: z.array(KeyScopeSlots),
+  /** Keys revoked or expired, the most recently ended first (the newest 50): listed, never usable again. */
+  ended: z.array(KeyListItem),
 });
 export type KeyListData = z.infer<typeof KeyListData>;
 

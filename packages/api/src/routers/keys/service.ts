@@ -182,9 +182,13 @@ function toKeyListItem(row: KeyListRow): KeyListItem {
   return { ...rest, product: product_id == null ? null : { id: product_id, name: product_name ?? "" } };
 }
 
+/** How many ended (revoked or expired) keys the key list shows. */
+const ENDED_KEYS_LISTED = 50;
+
 const KEY_LIST_COLUMNS = sql.raw(`k.id, k.name, k.prefix, k.abilities, k.kind, k.client,
   k.product_id, p.name as product_name, ${isoSql("k.created_at")} as created_at,
-  ${isoSql("k.last_used_at")} as last_used_at, ${isoSql("k.expires_at")} as expires_at`);
+  ${isoSql("k.last_used_at")} as last_used_at, k.last_used_address, ${isoSql("k.expires_at")} as expires_at,
+  ${isoSql("k.revoked_at")} as revoked_at`);
 
 /**
  * The account's live keys (newest first) and the slots of every scope it can create keys in: account-wide, each
@@ -192,12 +196,18 @@ const KEY_LIST_COLUMNS = sql.raw(`k.id, k.name, k.prefix, k.abilities, k.kind, k
  * enforces.
  */
 export async function listOwnKeys(db: Database, accountId: number): Promise<KeyListData> {
-  const [keys, scopes] = await Promise.all([
+  const [keys, ended, scopes] = await Promise.all([
     sqlRows<KeyListRow>(
       db,
       sql`select ${KEY_LIST_COLUMNS} from api_keys k left join products p on p.id = k.product_id
         where k.account_id = ${accountId} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
         order by k.created_at desc, k.id desc`,
+    ),
+    sqlRows<KeyListRow>(
+      db,
+      sql`select ${KEY_LIST_COLUMNS} from api_keys k left join products p on p.id = k.product_id
+        where k.account_id = ${accountId} and (k.revoked_at is not null or k.expires_at <= now())
+        order by coalesce(k.revoked_at, k.expires_at) desc, k.id desc limit ${ENDED_KEYS_LISTED}`,
     ),
     sqlRows<{ product_id: number | null; product_name: string | null; used: number }>(
       db,
@@ -217,6 +227,7 @@ export async function listOwnKeys(db: Database, accountId: number): Promise<KeyL
   ]);
   return {
     keys: keys.map(toKeyListItem),
+    ended: ended.map(toKeyListItem),
     scopes: scopes.map((scope) => ({
       product: scope.product_id == null ? null : { id: scope.product_id, name: scope.product_name ?? "" },
       used: scope.used,

@@ -10,6 +10,7 @@ import {
   createProduct,
   createRelease,
   grantEntitlement,
+  signedInCaller,
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { toDeliveryData, typeLabel } from "../products/format";
@@ -324,5 +325,32 @@ describe("GET /api/library", () => {
       expect(library.value().items).toHaveLength(size);
     }
     expect(counts).toEqual([1, 1]);
+  });
+});
+
+describe("ended access (the product page of a product no longer held)", () => {
+  it("says how the account's access ended, and nothing while it lasts or for a product never held", async () => {
+    const { account } = await createAccountWithKey(testDb.db);
+    const other = await createAccountWithKey(testDb.db);
+    const [lapsed, held, never] = await Promise.all([
+      createProduct(testDb.db),
+      createProduct(testDb.db),
+      createProduct(testDb.db),
+    ]);
+    const ended = new Date(Date.now() - 86_400_000);
+    await grantEntitlement(testDb.db, account.id, lapsed.id, { grantType: "trial", accessExpiresAt: ended });
+    await grantEntitlement(testDb.db, account.id, held.id, { accessExpiresAt: ended });
+    await grantEntitlement(testDb.db, account.id, held.id);
+    await grantEntitlement(testDb.db, other.account.id, never.id, { accessExpiresAt: ended });
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    expect(await caller.library.ended({ product: lapsed.id })).toEqual({
+      product_id: lapsed.id,
+      product_name: lapsed.name,
+      grant_type: "trial",
+      access_expires_at: ended.toISOString(),
+      revoked_at: null,
+    });
+    expect(await caller.library.ended({ product: held.id })).toBeNull();
+    expect(await caller.library.ended({ product: never.id })).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { jsonTextOf } from "../../json-text";
-import { accountProcedure, router } from "../../trpc";
+import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { exampleHeldProduct } from "../devices/example";
-import { LibraryApiData } from "./schemas";
-import { getLibrary } from "./service";
+import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";
+import { endedAccess, getLibrary } from "./service";
 
 export const libraryRouter = router({
   get: accountProcedure
@@ -23,4 +23,11 @@ export const libraryRouter = router({
     .input(z.object({}))
     .output(jsonTextOf(LibraryApiData))
     .query(({ ctx }) => getLibrary(ctx.db, ctx.caller, ctx.baseUrl)),
+
+  /** The product page of a product whose access ended: what the account had of it, or null (never had it). */
+  ended: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(EndedAccessInput)
+    .output(EndedAccessData.nullable())
+    .query(({ ctx, input }) => endedAccess(ctx.db, ctx.caller.accountId, input.product)),
 });

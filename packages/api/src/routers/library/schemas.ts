@@ -91,3 +91,15 @@ export const LibraryApiItemData = z
 
 export const LibraryApiData = z.object({ items: z.array(LibraryApiItemData) }).meta({ id: "LibraryApiData" });
 export type LibraryApiData = z.infer<typeof LibraryApiData>;
+
+export const EndedAccessInput = z.object({ product: z.number().int().positive() });
+
+/** The last entitlement an account held to a product it holds no longer: when and how its access ended. */
+export const EndedAccessData = z.object({
+  product_id: z.number().int(),
+  product_name: z.string(),
+  grant_type: z.string(),
+  access_expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+export type EndedAccessData = z.infer<typeof EndedAccessData>;

@@ -1,11 +1,12 @@
 import type { Database } from "@shelf/db";
+import { sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { JsonText } from "../../json-text";
-import { isoSql, preparedRows } from "../../sql-text";
+import { isoSql, preparedRows, sqlRows } from "../../sql-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL } from "../products/access";
 import { NEWEST_VERSION_FIRST_SQL } from "../products/channels";
 import { emptyPayload, toDeliveryData, typeLabels } from "../products/format";
-import type { LibraryApiData } from "./schemas";
+import type { EndedAccessData, LibraryApiData } from "./schemas";
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 /** A jsonb array of strings as compact JSON (jsonb's own text has spaces). */
@@ -103,4 +104,20 @@ const LIBRARY_SQL = `
 export async function getLibrary(db: Database, caller: Caller, baseUrl: string): Promise<JsonText<LibraryApiData>> {
   const [row] = await preparedRows<{ body: string }>(db, LIBRARY_SQL, [caller.accountId, caller.productId, baseUrl]);
   return new JsonText((row as { body: string }).body);
+}
+
+/** The account's latest entitlement to a product it no longer has access to (revoked or expired), or null. */
+export async function endedAccess(db: Database, accountId: number, productId: number): Promise<EndedAccessData | null> {
+  const [row] = await sqlRows<EndedAccessData>(
+    db,
+    sql`select p.id as product_id, p.name as product_name, e.grant_type,
+        ${sql.raw(isoSql("e.access_expires_at"))} as access_expires_at, ${sql.raw(isoSql("e.revoked_at"))} as revoked_at
+      from entitlements e join products p on p.id = e.product_id
+      where e.account_id = ${accountId} and e.product_id = ${productId}
+        and not exists (select 1 from entitlements live where live.account_id = ${accountId}
+          and live.product_id = ${productId} and ${sql.raw(ACTIVE_ENTITLEMENT_E_SQL.replaceAll("e.", "live."))})
+      order by coalesce(e.revoked_at, e.access_expires_at) desc nulls last, e.id desc
+      limit 1`,
+  );
+  return row ?? null;
 }

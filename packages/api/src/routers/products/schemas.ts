@@ -99,6 +99,8 @@ export const ProductReleaseData = z
     id: z.number().int(),
     product_id: z.number().int(),
     version: z.string(),
+    /** The channel it was published on (stable, beta, alpha or dev); not in the contract's list, added for pages. */
+    channel: z.string(),
     notes_ko: z.string().nullable(),
     notes_en: z.string().nullable(),
     notes: z.string().nullable(),

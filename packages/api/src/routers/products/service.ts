@@ -114,6 +114,7 @@ export async function listReleases(db: Database, productId: number) {
       id: release.id,
       product_id: release.productId,
       version: release.version,
+      channel: release.channel,
       notes_ko: release.notesKo,
       notes_en: release.notesEn,
       notes: release.notes,

@@ -6,9 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
 import type { Delivery } from "../../delivery";
 import { createRateLimiter } from "../../rate-limit";
-import { createAccountWithKey, createApiClient, TEST_BASE_URL, testLog } from "../../testing";
+import {
+  createAccountWithKey,
+  createApiClient,
+  createProduct,
+  signedInCaller,
+  TEST_BASE_URL,
+  testLog,
+} from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
+import { createOrder } from "../orders/admin-service";
 import { errorFingerprint, errorGroups } from "./crash-reports";
 import { ErrorReportData, MAX_BUNDLE_BYTES, SupportReportData } from "./schemas";
 
@@ -365,3 +373,24 @@ async function multipart(key: string, form: FormData) {
     rawBody: body,
   });
 }
+
+describe("withdrawing from an order (the billing page)", () => {
+  it("files a refund request for the person's own order, and never for another account's", async () => {
+    const { account } = await createAccountWithKey(testDb.db);
+    const stranger = await createAccountWithKey(testDb.db);
+    const product = await createProduct(testDb.db);
+    const order = await createOrder(testDb.db, { accountId: account.id, productId: product.id });
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    const theirs = await signedInCaller(testDb.db, stranger.account.id);
+    await expect(theirs.caller.reports.withdraw({ order: order.id })).rejects.toMatchObject({
+      cause: { code: "order_not_found" },
+    });
+    const filed = await caller.reports.withdraw({ order: order.id, reason: "Wrong app." });
+    expect(filed.ticket).toMatchObject({ kind: "refund_request", summary: `Withdrawal from order ${order.number}` });
+    const tickets = await testDb.db
+      .select({ accountId: schema.supportTickets.accountId })
+      .from(schema.supportTickets)
+      .where(eq(schema.supportTickets.id, filed.ticket.id));
+    expect(tickets).toEqual([{ accountId: account.id }]);
+  });
+});

@@ -1,7 +1,9 @@
 import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { UploadedFileSchema } from "../../schemas/upload";
-import { accountProcedure, publicProcedure, router } from "../../trpc";
+import { accountProcedure, publicProcedure, router, sessionProcedure } from "../../trpc";
+import { commerceView } from "../orders/router";
+import { getOrder } from "../orders/service";
 import { recordErrorReport } from "./crash-reports";
 import {
   ErrorReportData,
@@ -10,6 +12,7 @@ import {
   MAX_CONTEXT_BYTES,
   SupportReportData,
   SupportReportInput,
+  WithdrawInput,
 } from "./schemas";
 import { DEDUP_WINDOW_HOURS, recordSupportReport } from "./support";
 
@@ -73,5 +76,24 @@ export const reportsRouter = router({
       const answer = await recordSupportReport(ctx.db, deliveryOf(ctx).store, ctx.caller, input);
       ctx.res.status = answer.deduplicated ? 200 : 201;
       return answer;
+    }),
+
+  /**
+   * The billing page's "withdraw": a refund request (a support report of kind `refund_request`) for an order of the
+   * signed-in person that `can_withdraw`; another account's order is not found, one past the period a conflict.
+   */
+  withdraw: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(WithdrawInput)
+    .output(SupportReportData)
+    .mutation(async ({ ctx, input }) => {
+      const { order } = await getOrder(ctx.db, ctx.caller, commerceView(ctx), input.order);
+      if (!order.can_withdraw) throw new DomainError("conflict", "This order can no longer be withdrawn from.");
+      const items = order.items.map((item) => `${item.product_name} x${item.quantity}`).join(", ");
+      return recordSupportReport(ctx.db, null, ctx.caller, {
+        kind: "refund_request",
+        summary: `Withdrawal from order ${order.number}`,
+        detail: `Order ${order.number} (id ${order.id}): ${items}; total ${order.total_cents} ${order.currency}.${input.reason ? `\n\n${input.reason}` : ""}`,
+      });
     }),
 });

@@ -66,3 +66,8 @@ export const SupportReportData = z
   })
   .meta({ id: "SupportReportData" });
 export type SupportReportData = z.infer<typeof SupportReportData>;
+
+export const WithdrawInput = z.object({
+  order: z.number().int().positive(),
+  reason: z.string().trim().max(10_000).optional(),
+});

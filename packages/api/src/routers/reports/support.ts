@@ -40,14 +40,16 @@ export function dedupKey(input: Pick<SupportReportInput, "kind" | "app_bundle_id
  */
 export async function recordSupportReport(
   db: Database,
-  store: ArtifactStore,
-  caller: ApiKeyCaller,
+  /** Where a diagnostic bundle goes; none is needed for a report without one. */
+  store: ArtifactStore | null,
+  /** A device's key, or (without `keyId`) a signed-in person filing from the pages. */
+  caller: Pick<ApiKeyCaller, "accountId"> & { keyId?: number },
   input: SupportReportInput & { bundle?: UploadedFile | null },
 ): Promise<SupportReportData> {
   const key = dedupKey(input);
-  const bundle: StoredObject | null = input.bundle
-    ? await store.put([input.bundle.bytes], input.bundle.contentType)
-    : null;
+  if (input.bundle && !store) throw new Error("A report with a bundle needs the artifact store.");
+  const bundle: StoredObject | null =
+    input.bundle && store ? await store.put([input.bundle.bytes], input.bundle.contentType) : null;
   try {
     return await db.transaction(async (tx) => {
       await tx.execute(
@@ -87,7 +89,7 @@ export async function recordSupportReport(
         .insert(supportReports)
         .values({
           ticketId: saved.id,
-          apiKeyId: caller.keyId,
+          apiKeyId: caller.keyId ?? null,
           summary: input.summary,
           detail: input.detail,
           appVersion: input.app_version ?? null,
@@ -119,7 +121,7 @@ export async function recordSupportReport(
       };
     });
   } catch (error) {
-    if (bundle) await store.remove(bundle.key);
+    if (bundle && store) await store.remove(bundle.key);
     throw error;
   }
 }

@@ -162,13 +162,47 @@ export async function createSubscription(db: Database, rawInput: CreateSubscript
   });
 }
 
+/** The subscription by id; with an `accountId` (a person acting on their own), only one of that account. */
+function ownSubscription(subscriptionId: number, options: { accountId?: number }) {
+  return and(
+    eq(subscriptions.id, subscriptionId),
+    options.accountId === undefined ? undefined : eq(subscriptions.accountId, options.accountId),
+  );
+}
+
+/**
+ * `subscription:resume`: a subscription cancelled at the end of its period renews again, while that period lasts.
+ * One that ended (or was cancelled at once) cannot be resumed: it is bought again. Resuming twice changes nothing.
+ */
+export async function resumeSubscription(db: Database, subscriptionId: number, options: { accountId?: number } = {}) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(subscriptions).where(ownSubscription(subscriptionId, options)).for("update");
+    if (!row) throw new DomainError("not_found", "Subscription not found.");
+    const ended =
+      row.status === "cancelled" || row.status === "expired" || (row.endsAt !== null && row.endsAt <= new Date());
+    if (ended) throw new DomainError("conflict", "This subscription has ended: it can be bought again, not resumed.");
+    if (!row.cancelAtPeriodEnd) return { ...toSubscriptionRecord(row), cancel_at_period_end: false };
+    const [updated] = await tx
+      .update(subscriptions)
+      .set({ cancelAtPeriodEnd: false, cancelledAt: null })
+      .where(eq(subscriptions.id, subscriptionId))
+      .returning();
+    const saved = updated as typeof subscriptions.$inferSelect;
+    return { ...toSubscriptionRecord(saved), cancel_at_period_end: saved.cancelAtPeriodEnd };
+  });
+}
+
 /**
  * `subscription:cancel`: at once (it ends now, and what it granted ends with it) or at the end of its period (it runs
  * on without renewing, and can still be resumed). Cancelling twice changes nothing more.
  */
-export async function cancelSubscription(db: Database, subscriptionId: number, options: { atPeriodEnd: boolean }) {
+export async function cancelSubscription(
+  db: Database,
+  subscriptionId: number,
+  options: { atPeriodEnd: boolean; accountId?: number },
+) {
   return db.transaction(async (tx) => {
-    const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for("update");
+    const [row] = await tx.select().from(subscriptions).where(ownSubscription(subscriptionId, options)).for("update");
     if (!row) throw new DomainError("not_found", "Subscription not found.");
     const now = new Date();
     if (row.status === "cancelled" || row.status === "expired") {

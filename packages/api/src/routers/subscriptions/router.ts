@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { accountProcedure, router } from "../../trpc";
+import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { commerceView } from "../orders/router";
-import { createSubscription } from "./admin-service";
-import { SubscriptionsData } from "./schemas";
+import { cancelSubscription, createSubscription, resumeSubscription } from "./admin-service";
+import { SubscriptionChangeData, SubscriptionIdInput, SubscriptionsData } from "./schemas";
 import { listSubscriptions } from "./service";
 
 export const subscriptionsRouter = router({
@@ -26,4 +26,20 @@ export const subscriptionsRouter = router({
     .input(z.object({}))
     .output(SubscriptionsData)
     .query(({ ctx }) => listSubscriptions(ctx.db, ctx.caller, commerceView(ctx))),
+
+  /** The billing page: stop renewing at the end of the period (`subscription:cancel --at-period-end`), own only. */
+  cancel: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(SubscriptionIdInput)
+    .output(SubscriptionChangeData)
+    .mutation(({ ctx, input }) =>
+      cancelSubscription(ctx.db, input.id, { atPeriodEnd: true, accountId: ctx.caller.accountId }),
+    ),
+
+  /** The billing page: renew again a subscription cancelled at period end (`subscription:resume`), own only. */
+  resume: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(SubscriptionIdInput)
+    .output(SubscriptionChangeData)
+    .mutation(({ ctx, input }) => resumeSubscription(ctx.db, input.id, { accountId: ctx.caller.accountId })),
 });

@@ -39,3 +39,14 @@ export type SubscriptionData = z.infer<typeof SubscriptionData>;
 export const SubscriptionsData = z
   .object({ subscriptions: z.array(SubscriptionData) })
   .meta({ id: "SubscriptionsData" });
+
+export const SubscriptionIdInput = z.object({ id: z.number().int().positive() });
+
+/** A subscription after a person cancelled it at period end or resumed it. */
+export const SubscriptionChangeData = z.object({
+  id: z.number().int(),
+  account_id: z.number().int(),
+  status: z.string(),
+  ends_at: z.string().nullable(),
+  cancel_at_period_end: z.boolean(),
+});

@@ -2,10 +2,10 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey, createApiClient, createKey, createProduct } from "../../testing";
+import { createAccountWithKey, createApiClient, createKey, createProduct, signedInCaller } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { addPaymentMethod } from "../orders/admin-service";
-import { cancelSubscription, createSubscription, setExchangeRate } from "./admin-service";
+import { cancelSubscription, createSubscription, resumeSubscription, setExchangeRate } from "./admin-service";
 import { SubscriptionsData } from "./schemas";
 
 let testDb: TestDatabase;
@@ -156,5 +156,34 @@ describe("GET /api/subscriptions", () => {
     expect(await list(key)).toHaveLength(2);
     const scoped = await createKey(testDb.db, account.id, { productId: first.id, abilities: ["subscriptions.read"] });
     expect((await list(scoped.key)).map((row: { id: number }) => row.id)).toEqual([one.id]);
+  });
+});
+
+describe("cancel at period end and resume (the billing page)", () => {
+  it("cancels and resumes the account's own subscription only, and refuses to resume one that ended", async () => {
+    const { account, key } = await subscriber();
+    const stranger = await subscriber();
+    const product = await createProduct(testDb.db);
+    const mine = await createSubscription(testDb.db, { accountId: account.id, productId: product.id });
+    const theirs = await createSubscription(testDb.db, { accountId: stranger.account.id, productId: product.id });
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    await expect(caller.subscriptions.cancel({ id: theirs.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(caller.subscriptions.resume({ id: theirs.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect((await list(stranger.key))[0]).toMatchObject({ action: "cancel", cancel_at_period_end: false });
+
+    expect(await caller.subscriptions.cancel({ id: mine.id })).toMatchObject({ cancel_at_period_end: true });
+    expect((await list(key))[0]).toMatchObject({ action: "resume", cancel_at_period_end: true, can_cancel: false });
+    expect(await caller.subscriptions.resume({ id: mine.id })).toMatchObject({ cancel_at_period_end: false });
+    expect((await list(key))[0]).toMatchObject({
+      action: "cancel",
+      cancel_at_period_end: false,
+      cancelled_at: null,
+      can_cancel: true,
+    });
+
+    await cancelSubscription(testDb.db, mine.id, { atPeriodEnd: false });
+    await expect(resumeSubscription(testDb.db, mine.id, { accountId: account.id })).rejects.toMatchObject({
+      code: "conflict",
+    });
   });
 });

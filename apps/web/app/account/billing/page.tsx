@@ -1,0 +1,280 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
+import { pageCaller, requireSession } from "../../../src/auth/session";
+import { ConfirmButton } from "../../../src/components/confirm-button";
+import { dateFormatter, moneyFormatter } from "../../../src/format";
+import { cancelSubscriptionAction, resumeSubscriptionAction, withdrawOrderAction } from "./actions";
+
+/** Invoices per page: the API's `limit`, its `next_cursor` the next page's `after`. */
+const INVOICES_PER_PAGE = 5;
+
+type Props = { searchParams: Promise<{ after?: string; withdrawn?: string }> };
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("billing"))("title") };
+}
+
+/**
+ * What the account paid and pays: the all-access pass, subscriptions (cancel at period end, resume), orders (what
+ * each granted, VAT for KRW, receipts, withdrawal), invoices a page at a time as the API pages them, cards on file.
+ */
+export default async function BillingPage({ searchParams }: Props) {
+  const session = await requireSession("/account/billing");
+  const query = await searchParams;
+  const after = /^[1-9]\d{0,9}$/.test(query.after ?? "") ? Number(query.after) : undefined;
+  const caller = await pageCaller(session);
+  const [{ orders }, invoices, { payment_methods: cards }, { subscriptions }, pass] = await Promise.all([
+    caller.orders.list({}),
+    caller.orders.invoices(after === undefined ? { limit: INVOICES_PER_PAGE } : { limit: INVOICES_PER_PAGE, after }),
+    caller.orders.paymentMethods({}),
+    caller.subscriptions.list({}),
+    caller.license.passCheck({}),
+  ]);
+  const t = await getTranslations("billing");
+  const date = await dateFormatter();
+  const money = await moneyFormatter();
+  const productSubscriptions = subscriptions.filter((subscription) => !subscription.is_pass);
+  // A subscription names no product: its first order does.
+  const productOf = new Map(orders.map((order) => [order.id, order.items[0]?.product_name]));
+  return (
+    <article className="stack-large">
+      <h1>{t("title")}</h1>
+      {query.withdrawn && (
+        <p role="status" className="notice">
+          {t("withdrawn", { number: query.withdrawn })}
+        </p>
+      )}
+      <section className="card" aria-labelledby="pass">
+        <h2 id="pass">{t("pass")}</h2>
+        {pass.has_active_pass ? (
+          <p>
+            <span className={pass.in_grace_period ? "badge warn" : "badge"}>
+              {pass.in_grace_period ? t("passGrace") : t("passActive")}
+            </span>{" "}
+            {t("passUntil", { tier: pass.tier, date: date(pass.expires_at) })}
+          </p>
+        ) : (
+          <p className="empty">{t("noPass")}</p>
+        )}
+      </section>
+      <section className="card" aria-labelledby="subscriptions">
+        <h2 id="subscriptions">{t("subscriptions")}</h2>
+        {productSubscriptions.length === 0 ? (
+          <p className="empty">{t("noSubscriptions")}</p>
+        ) : (
+          <ul className="records">
+            {productSubscriptions.map((subscription) => (
+              <li key={subscription.id} className="record">
+                <p>
+                  <strong>
+                    {(subscription.order_id !== null && productOf.get(subscription.order_id)) ||
+                      subscription.offer_name ||
+                      t("subscriptionNumber", { id: subscription.id })}
+                  </strong>{" "}
+                  <span className={subscription.cancel_at_period_end ? "badge warn" : "badge"}>
+                    {subscription.status_label}
+                  </span>
+                  {subscription.cancel_at_period_end && <span className="badge warn">{t("endsAtPeriodEnd")}</span>}
+                </p>
+                <dl className="facts">
+                  <div>
+                    <dt>{t("started")}</dt>
+                    <dd>{date(subscription.starts_at)}</dd>
+                  </div>
+                  <div>
+                    <dt>{subscription.cancel_at_period_end ? t("ends") : t("periodEnds")}</dt>
+                    <dd>{date(subscription.ends_at)}</dd>
+                  </div>
+                  {subscription.next_charge_at && subscription.renewal_amount_cents !== null && (
+                    <div>
+                      <dt>{t("nextCharge")}</dt>
+                      <dd>
+                        {money(subscription.renewal_amount_cents, subscription.renewal_currency ?? "USD")},{" "}
+                        {date(subscription.next_charge_at)}
+                      </dd>
+                    </div>
+                  )}
+                  {subscription.payment_method_last4 && (
+                    <div>
+                      <dt>{t("card")}</dt>
+                      <dd>
+                        {subscription.payment_method_brand} •••• {subscription.payment_method_last4}
+                      </dd>
+                    </div>
+                  )}
+                </dl>
+                {subscription.action === "cancel" && (
+                  <ConfirmButton
+                    label={t("cancelSubscription")}
+                    title={t("cancelTitle")}
+                    body={t("cancelBody", { date: date(subscription.ends_at) })}
+                    confirmLabel={t("cancelSubscription")}
+                    cancelLabel={t("keep")}
+                    action={cancelSubscriptionAction}
+                    fields={{ id: String(subscription.id) }}
+                    dialogId={`cancel-${subscription.id}`}
+                  />
+                )}
+                {subscription.action === "resume" && (
+                  <form action={resumeSubscriptionAction}>
+                    <input type="hidden" name="id" value={subscription.id} />
+                    <button type="submit" className="button small">
+                      {t("resume")}
+                    </button>
+                  </form>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="card" aria-labelledby="orders">
+        <h2 id="orders">{t("orders")}</h2>
+        {orders.length === 0 ? (
+          <p className="empty">{t("noOrders")}</p>
+        ) : (
+          <ul className="records">
+            {orders.map((order) => (
+              <li key={order.id} className="record">
+                <p>
+                  <strong>{t("orderNumber", { number: order.number })}</strong>{" "}
+                  <span className="badge">{order.status_label}</span>
+                </p>
+                <ul className="order-items">
+                  {order.items.map((item) => (
+                    <li key={item.id}>
+                      <a href={`/account/products/${item.product_id}`}>{item.product_name}</a>
+                      {item.quantity > 1 && ` × ${item.quantity}`} — {money(item.total_cents, order.currency)}
+                      {item.entitlements.length > 0 && (
+                        <span className="muted small">
+                          {" "}
+                          (
+                          {item.entitlements
+                            .map((entitlement) => `${entitlement.grant_type_label}: ${entitlement.access_state_label}`)
+                            .join(", ")}
+                          )
+                        </span>
+                      )}
+                    </li>
+                  ))}
+                </ul>
+                <dl className="facts">
+                  {order.discount_total_cents > 0 && (
+                    <div>
+                      <dt>{t("discount")}</dt>
+                      <dd>{money(-order.discount_total_cents, order.currency)}</dd>
+                    </div>
+                  )}
+                  {order.vat_cents !== null && order.supply_cents !== null && (
+                    <>
+                      <div>
+                        <dt>{t("supply")}</dt>
+                        <dd>{money(order.supply_cents, order.currency)}</dd>
+                      </div>
+                      <div>
+                        <dt>{t("vat")}</dt>
+                        <dd>{money(order.vat_cents, order.currency)}</dd>
+                      </div>
+                    </>
+                  )}
+                  <div>
+                    <dt>{t("total")}</dt>
+                    <dd>{money(order.total_cents, order.currency)}</dd>
+                  </div>
+                </dl>
+                <p className="actions-row">
+                  {order.receipt_url && (
+                    <a href={order.receipt_url} rel="noreferrer">
+                      {t("receipt")}
+                    </a>
+                  )}
+                </p>
+                {order.can_withdraw && (
+                  <details className="withdraw">
+                    <summary>{t("withdraw")}</summary>
+                    <form action={withdrawOrderAction} className="stack">
+                      <input type="hidden" name="id" value={order.id} />
+                      <p className="muted small">{t("withdrawLead")}</p>
+                      <label htmlFor={`reason-${order.id}`}>{t("reason")}</label>
+                      <textarea id={`reason-${order.id}`} name="reason" rows={3} maxLength={10000} />
+                      <button type="submit" className="button danger small">
+                        {t("withdrawSubmit")}
+                      </button>
+                    </form>
+                  </details>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="card" aria-labelledby="invoices">
+        <h2 id="invoices">{t("invoices")}</h2>
+        {invoices.invoices.length === 0 ? (
+          <p className="empty">{t("noInvoices")}</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="stacked">
+              <thead>
+                <tr>
+                  <th scope="col">{t("invoice")}</th>
+                  <th scope="col">{t("issued")}</th>
+                  <th scope="col">{t("status")}</th>
+                  <th scope="col">{t("total")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {invoices.invoices.map((invoice) => (
+                  <tr key={invoice.id}>
+                    <td data-label={t("invoice")}>
+                      <code>{invoice.number}</code>
+                      {invoice.order_number && (
+                        <div className="muted small">{t("forOrder", { number: invoice.order_number })}</div>
+                      )}
+                    </td>
+                    <td data-label={t("issued")}>{date(invoice.issued_at)}</td>
+                    <td data-label={t("status")}>{invoice.status_label}</td>
+                    <td data-label={t("total")}>
+                      {money(invoice.total_cents, invoice.currency)}
+                      {invoice.vat_cents !== null && (
+                        <div className="muted small">
+                          {t("vatIncluded", { vat: money(invoice.vat_cents, invoice.currency) })}
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <nav aria-label={t("invoicePages")} className="pager">
+          {after !== undefined && <a href="/account/billing#invoices">{t("firstPage")}</a>}
+          {invoices.next_cursor !== null && (
+            <a href={`/account/billing?after=${invoices.next_cursor}#invoices`}>{t("nextPage")}</a>
+          )}
+        </nav>
+      </section>
+      <section className="card" aria-labelledby="cards">
+        <h2 id="cards">{t("cards")}</h2>
+        {cards.length === 0 ? (
+          <p className="empty">{t("noCards")}</p>
+        ) : (
+          <ul className="records">
+            {cards.map((card) => (
+              <li key={card.id}>
+                {card.brand} {card.masked_number}{" "}
+                <span className="muted small">
+                  {t("expires", { month: String(card.exp_month).padStart(2, "0"), year: card.exp_year })}
+                </span>{" "}
+                {card.is_default && <span className="badge">{t("default")}</span>}{" "}
+                {card.expired && <span className="badge warn">{t("expired")}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="muted small">{t("cardsLead")}</p>
+      </section>
+    </article>
+  );
+}

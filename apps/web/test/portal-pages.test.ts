@@ -1,0 +1,448 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordSecret } from "@shelf/api/testing";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { Browser, Page } from "playwright-core";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminCli } from "./admin-cli";
+import { launchChromium } from "./browser";
+import { jsonApi } from "./json-api";
+import { type RunningServer, startServer } from "./server";
+
+/**
+ * The product page and the billing page on the demo data set, in Debian's Chromium against the production build:
+ * downloads whose file has the plan's sha256, a device blocked from the page refused at its next license check, a
+ * subscription cancelled and resumed, invoices paged as the API pages them, another account's orders and invoices
+ * never shown; both languages, desktop and 390 px (never scrolling sideways), axe (screenshots in
+ * test-results/pages).
+ */
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const shots = path.join(webDir, "test-results/pages");
+const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+const DEMO_EMAIL = "demo@shelf.test";
+const DEMO_PASSWORD = "shelf-demo-password";
+const PASSWORD = "correct horse battery staple";
+
+let testDb: TestDatabase;
+let sql: postgres.Sql;
+let server: RunningServer;
+let browser: Browser;
+let dataDir: string;
+let demoKey: string;
+const api = jsonApi(() => server.url);
+const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-portal-pages-"));
+  server = await startServer({
+    DATABASE_URL: testDb.url,
+    SHELF_DATA_DIR: dataDir,
+    SHELF_DEMO: "1",
+    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
+    SHELF_RATE_LIMIT_NAMESPACE: `portal-pages-${Date.now()}`,
+  });
+  demoKey = /Demo API key: (\S+)/.exec(server.output())?.[1] as string;
+  recordSecret(demoKey);
+  browser = await launchChromium();
+  await fs.mkdir(shots, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await sql?.end();
+  await testDb?.drop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+async function signedIn(locale: string, viewport = DESKTOP, email = DEMO_EMAIL, password = DEMO_PASSWORD) {
+  const context = await browser.newContext({ locale, baseURL: server.url, viewport });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.locator("input[name=email]").fill(email);
+  await page.locator("input[name=password]").fill(password);
+  await page.locator("main button[type=submit]").click();
+  await page.waitForURL(/\/account$/);
+  await page.close();
+  return context;
+}
+
+/** How far the page scrolls sideways: 0 when nothing is wider than the window. */
+function overflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+async function expectNoSeriousViolations(page: Page, label: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+  });
+  expect(violations, label).toEqual([]);
+}
+
+/** Every way a page is read: both languages, desktop and phone; each is checked for overflow and axe. */
+async function everyWay(
+  pathname: string,
+  name: string,
+  check: (page: Page, lang: string) => Promise<void> = async () => {},
+) {
+  for (const locale of ["en-US", "ko-KR"]) {
+    const lang = locale.slice(0, 2);
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ] as const) {
+      const context = await signedIn(locale, viewport);
+      const page = await context.newPage();
+      const response = await page.goto(pathname);
+      expect(response?.status(), `${lang} ${size} ${pathname}`).toBe(200);
+      await page.waitForLoadState("networkidle");
+      expect(await overflow(page), `${lang} ${size} ${pathname} scrolls sideways`).toBeLessThanOrEqual(0);
+      await expectNoSeriousViolations(page, `${lang} ${size} ${pathname}`);
+      await check(page, lang);
+      await page.screenshot({ path: `${shots}/${lang}-${name}-${size}.png`, fullPage: true });
+      await context.close();
+    }
+  }
+}
+
+type LibraryItem = { product: { id: number; name: string } };
+
+async function demoLibrary(): Promise<LibraryItem[]> {
+  return (await api("/api/library", demoKey)).body.items;
+}
+
+describe("the product page", () => {
+  it("downloads each channel's plan, whose file has the sha256 the page shows and the API plans", async () => {
+    const items = await demoLibrary();
+    let checked = 0;
+    for (const item of items) {
+      const plan = await api(`/api/products/${item.product.id}/install`, demoKey);
+      if (plan.status !== 200) continue;
+      const context = await signedIn("en-US");
+      const page = await context.newPage();
+      await page.goto(`/account/products/${item.product.id}`);
+      expect(await page.title()).toBe(`${item.product.name} · Shelf`);
+      const shown = page.getByLabel(`SHA-256 of ${plan.body.data.version}`);
+      expect(await shown.inputValue()).toBe(plan.body.data.sha256);
+      const link = page.getByRole("link", { name: `Download ${plan.body.data.version}` });
+      const href = (await link.getAttribute("href")) as string;
+      const file = await fetch(new URL(href, server.url));
+      expect(file.status).toBe(200);
+      const body = Buffer.from(await file.arrayBuffer());
+      expect(body.length).toBe(plan.body.data.size);
+      expect(createHash("sha256").update(body).digest("hex")).toBe(plan.body.data.sha256);
+      // The browser's own download of the link gives the same bytes.
+      const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+      const saved = await fs.readFile((await download.path()) as string);
+      expect(createHash("sha256").update(saved).digest("hex")).toBe(plan.body.data.sha256);
+      await context.close();
+      checked += 1;
+      if (checked === 2) break;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it("blocks a device from the page, and its next license check is refused", async () => {
+    const items = await demoLibrary();
+    const activated = await api("/api/device/bulk-activate", demoKey, { method: "POST", body: {} });
+    const productKey = activated.body.keys[0] as { key: string; product_id: number };
+    recordSecret(productKey.key);
+    const product = items.find((item) => item.product.id === productKey.product_id) as LibraryItem;
+    const check = () =>
+      api("/api/license/check", productKey.key, {
+        method: "POST",
+        body: { product_id: product.product.id, device_id: "BLOCK-ME-1", device_name: "Kitchen laptop" },
+      });
+    const before = await check();
+    expect(before.body).toMatchObject({ licensed: true, code: "valid" });
+
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto(`/account/products/${product.product.id}`);
+    const row = page.getByRole("row").filter({ hasText: "Kitchen laptop" });
+    await row.getByRole("button", { name: "Block" }).click();
+    await page.getByRole("dialog", { name: "Block Kitchen laptop?" }).getByRole("button", { name: "Block" }).click();
+    await page.getByRole("row").filter({ hasText: "Kitchen laptop" }).waitFor({ state: "detached" });
+    await context.close();
+
+    const after = await check();
+    expect(after.body).toMatchObject({ licensed: false, code: "device_revoked" });
+  });
+
+  it("ticks a setup step through the same setup-progress write as the API", async () => {
+    const items = await demoLibrary();
+    for (const item of items) {
+      const progress = await api(`/api/products/${item.product.id}/setup-progress`, demoKey);
+      if (progress.body.total_count === 0) continue;
+      const context = await signedIn("en-US");
+      const page = await context.newPage();
+      await page.goto(`/account/products/${item.product.id}`);
+      const first = progress.body.completed_step_indexes.includes(0) ? "Mark step 1 not done" : "Mark step 1 done";
+      await page.getByRole("button", { name: first }).click();
+      const flipped = first.endsWith("not done") ? "Mark step 1 done" : "Mark step 1 not done";
+      await page.getByRole("button", { name: flipped }).waitFor();
+      const after = await api(`/api/products/${item.product.id}/setup-progress`, demoKey);
+      expect(after.body.completed_step_indexes.includes(0)).toBe(!progress.body.completed_step_indexes.includes(0));
+      await context.close();
+      return;
+    }
+    throw new Error("No demo product has setup steps.");
+  });
+
+  it("shows a product whose access ended with that state and the way to renew, never Page not found", async () => {
+    const [ended] = await sql<{ id: number; name: string }[]>`
+      select p.id, p.name from products p join entitlements e on e.product_id = p.id
+      join accounts a on a.id = e.account_id
+      where a.email = ${DEMO_EMAIL} and e.access_expires_at < now() limit 1`;
+    expect(ended).toBeDefined();
+    const { id, name } = ended as { id: number; name: string };
+    await everyWay(`/account/products/${id}`, "product-ended", async (page, lang) => {
+      expect(await page.title()).toBe(`${name} · Shelf`);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(name);
+      const renew = page.getByRole("link", { name: lang === "ko" ? "결제에서 갱신하기" : "Renew in Billing" });
+      expect(await renew.getAttribute("href")).toBe("/account/billing");
+    });
+  });
+
+  it("reads well in both languages at desktop and phone width", async () => {
+    const items = await demoLibrary();
+    const withMcp = (await api("/api/library", demoKey)).body.items.find(
+      (item: { mcp_server: unknown }) => item.mcp_server !== null,
+    );
+    await everyWay(`/account/products/${(withMcp ?? items[0]).product.id}`, "product", async (page, lang) => {
+      if (lang === "ko") {
+        // Product names, manuals and notes are the seller's text; the page's own words are Korean.
+        const text = (await page.locator("main").textContent()) ?? "";
+        expect(text).toContain("다운로드");
+        expect(text).not.toMatch(/\b(Downloads|Block|Copy|Seats|Devices on this license)\b/);
+      }
+    });
+  });
+});
+
+describe("billing", () => {
+  it("cancels a subscription at period end and resumes it, as the API then says", async () => {
+    const subscribed = async () =>
+      (await api("/api/subscriptions", demoKey)).body.subscriptions.find(
+        (subscription: { is_pass: boolean }) => !subscription.is_pass,
+      );
+    expect(await subscribed()).toMatchObject({ action: "cancel", cancel_at_period_end: false });
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto("/account/subscriptions");
+    expect(page.url()).toMatch(/\/account\/billing#subscriptions$/);
+    await page.getByRole("button", { name: "Cancel subscription" }).click();
+    await page
+      .getByRole("dialog", { name: "Cancel at the end of this period?" })
+      .getByRole("button", { name: "Cancel subscription" })
+      .click();
+    await page.getByRole("button", { name: "Resume subscription" }).waitFor();
+    expect(await subscribed()).toMatchObject({ action: "resume", cancel_at_period_end: true });
+    await page.getByRole("button", { name: "Resume subscription" }).click();
+    await page.getByRole("button", { name: "Cancel subscription" }).waitFor();
+    expect(await subscribed()).toMatchObject({ action: "cancel", cancel_at_period_end: false });
+    await context.close();
+  });
+
+  it("pages the invoices as the API pages them, every invoice once, newest first", async () => {
+    const fromApi: string[] = [];
+    let cursor: number | null = null;
+    do {
+      const page = await api(`/api/invoices?limit=5${cursor === null ? "" : `&after=${cursor}`}`, demoKey);
+      fromApi.push(...page.body.invoices.map((invoice: { number: string }) => invoice.number));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    expect(fromApi.length).toBeGreaterThan(5);
+
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto("/account/billing");
+    const shown: string[] = [];
+    for (;;) {
+      shown.push(...(await page.locator("#invoices ~ .table-wrap tbody tr td:first-child code").allTextContents()));
+      const older = page.getByRole("link", { name: "Older invoices →" });
+      if ((await older.count()) === 0) break;
+      await older.click();
+      await page.waitForLoadState("load");
+    }
+    expect(shown).toEqual(fromApi);
+    await context.close();
+  });
+
+  it("never shows another account's orders or invoices, and its product pages are not found", async () => {
+    const email = `other-${Date.now()}@example.test`;
+    const other = await browser.newContext({ locale: "en-US", baseURL: server.url });
+    const signUp = await other.newPage();
+    await signUp.goto("/sign-up");
+    await signUp.getByLabel("Email").fill(email);
+    await signUp.getByLabel("Password").fill(PASSWORD);
+    await signUp.locator("main").getByRole("button", { name: "Create account" }).click();
+    await signUp.waitForURL(/\/account$/);
+    await other.close();
+    const product = await admin(
+      "product:create",
+      "--name",
+      "Only Theirs",
+      "--price-cents",
+      "33000",
+      "--currency",
+      "KRW",
+    );
+    const order = await admin("order:create", "--email", email, "--product", String(product.id));
+    const [invoice] = await sql<{ number: string }[]>`select number from invoices where order_id = ${order.id}`;
+    expect(invoice?.number).toMatch(/^INV-/);
+
+    const demo = await signedIn("en-US");
+    const page = await demo.newPage();
+    await page.goto("/account/billing");
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text).toContain("Orders");
+    expect(text).not.toContain(order.number);
+    expect(text).not.toContain("Only Theirs");
+    const everyInvoice: string[] = [];
+    for (;;) {
+      everyInvoice.push(...(await page.locator("#invoices ~ .table-wrap code").allTextContents()));
+      const older = page.getByRole("link", { name: "Older invoices →" });
+      if ((await older.count()) === 0) break;
+      await older.click();
+      await page.waitForLoadState("load");
+    }
+    expect(everyInvoice.length).toBeGreaterThan(0);
+    expect(everyInvoice).not.toContain(invoice?.number);
+    expect((await page.goto(`/account/products/${product.id}`))?.status()).toBe(404);
+    await demo.close();
+
+    // And the other way round: their page shows their order, none of the demo's.
+    const theirs = await signedIn("en-US", DESKTOP, email, PASSWORD);
+    const their = await theirs.newPage();
+    await their.goto("/account/billing");
+    const theirText = (await their.locator("main").textContent()) ?? "";
+    expect(theirText).toContain(order.number);
+    const demoOrders = (await api("/api/orders", demoKey)).body.orders as { number: string }[];
+    for (const demoOrder of demoOrders) expect(theirText).not.toContain(demoOrder.number);
+    // A KRW total shows its VAT (10 %, included): 33,000 won is 30,000 supply and 3,000 VAT.
+    expect(theirText).toMatch(/Supply amount.*30,000.*VAT \(10 %\).*3,000.*Total.*33,000/);
+
+    // Withdrawing within the period files a refund request with support, for this order.
+    await their.getByText("Withdraw from this order").click();
+    await their.getByLabel("Reason (optional)").fill("Bought the wrong app.");
+    await their.getByRole("button", { name: "Request refund" }).click();
+    await their.getByRole("status").filter({ hasText: order.number }).waitFor();
+    const tickets = await sql<{ kind: string; summary: string; account_email: string }[]>`
+      select t.kind, t.summary, a.email as account_email from support_tickets t join accounts a on a.id = t.account_id
+      where t.summary like ${`%${order.number}%`}`;
+    expect(tickets).toEqual([
+      { kind: "refund_request", summary: `Withdrawal from order ${order.number}`, account_email: email },
+    ]);
+    await theirs.close();
+  });
+
+  it("reads well in both languages at desktop and phone width, Korean without English labels", async () => {
+    await everyWay("/account/billing", "billing", async (page, lang) => {
+      const text = (await page.locator("main").textContent()) ?? "";
+      if (lang === "ko") {
+        expect(text).toContain("청구서");
+        expect(text).not.toMatch(/\b(Orders|Invoices|Subscriptions|Total|Paid|Active|Receipt)\b/);
+      } else {
+        expect(text).toContain("Invoices");
+      }
+    });
+  });
+});
+
+/** The device client's side of device sign-in: form-encoded posts, as RFC 8628 clients send them. */
+async function deviceEndpoint(pathname: string, fields: Record<string, string>) {
+  const response = await fetch(`${server.url}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe("keys and devices", () => {
+  it("shows a key's last use with its client address, and keeps a revoked key listed behind a toggle", async () => {
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto("/settings/api-keys");
+    await page.getByLabel("Name", { exact: true }).fill("Nightly script");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = await page.getByLabel("The new key").inputValue();
+    recordSecret(key);
+    expect((await api("/api/library", key)).status).toBe(200);
+    await page.goto("/settings/api-keys");
+    const row = page.getByRole("row").filter({ hasText: "Nightly script" });
+    expect(await row.textContent()).toMatch(/from (::ffff:127\.0\.0\.1|127\.0\.0\.1|::1)/);
+
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await row.waitFor({ state: "detached" });
+    await page.getByRole("link", { name: /^Show revoked and expired keys \(\d+\)$/ }).click();
+    const ended = page.locator("table.ended").getByRole("row").filter({ hasText: "Nightly script" });
+    expect(await ended.textContent()).toMatch(/Revoked.*\d{4}.*Last used.*from (::ffff:127\.0\.0\.1|127\.0\.0\.1|::1)/);
+    expect((await api("/api/library", key)).status).toBe(401);
+    await context.close();
+  });
+
+  it("names the full scope and links to its keys when device sign-in finds no slot, and asks no code once approved", async () => {
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto("/settings/api-keys");
+    const accountSlots = page.getByTestId("slots-account");
+    // Fill the account-wide slots with keys made through the form.
+    for (let made = 0; !(await accountSlots.textContent())?.includes("Full"); made += 1) {
+      expect(made).toBeLessThan(3);
+      await page.getByLabel("Name", { exact: true }).fill(`Filler ${made}`);
+      await page.getByRole("button", { name: "Create key" }).click();
+      recordSecret(await page.getByLabel("The new key").inputValue());
+      await page.goto("/settings/api-keys");
+    }
+    const code = await deviceEndpoint("/api/device-sign-in/code", { client_id: "shelf-cli", device_name: "studio" });
+    expect(code.status).toBe(200);
+    await page.goto(`/device?user_code=${code.body.user_code}`);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("button", { name: "Approve" }).click();
+    const alert = page.locator("main").getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("Every slot of Account-wide is taken");
+    const link = alert.getByRole("link", { name: "See the keys of Account-wide" });
+    expect(await link.getAttribute("href")).toBe("/settings/api-keys?scope=account#keys-title");
+    await link.click();
+    await page.getByRole("heading", { name: "Keys of Account-wide" }).waitFor();
+    const filler = page.getByRole("row").filter({ hasText: "Filler 0" });
+    await filler.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await filler.waitFor({ state: "detached" });
+
+    await page.goto(`/device?user_code=${code.body.user_code}`);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("heading", { name: "Device connected" }).waitFor();
+    const main = (await page.locator("main").textContent()) ?? "";
+    expect(main).not.toContain("Enter the code");
+    expect(await page.getByLabel("Code").count()).toBe(0);
+    await context.close();
+  });
+
+  it("reads well in both languages at desktop and phone width, revoked keys shown", async () => {
+    await everyWay("/settings/api-keys?ended=1", "keys-ended");
+  });
+});
