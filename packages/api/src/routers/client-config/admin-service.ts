@@ -3,6 +3,7 @@ import { schema } from "@shelf/db";
 import { and, eq, sql } from "drizzle-orm";
 import { DomainError, parseInput } from "../../errors";
 import { hasControlCharacter } from "../../schemas/common";
+import { recordSecurityEvent } from "../../security-log";
 import { SetPolicyInput } from "./schemas";
 
 const { clientPolicy, clientPolicyRevocations, deviceActivations, products } = schema;
@@ -56,7 +57,13 @@ function checkIdentifier(deviceIdentifier: string) {
  * seats on the product are released, its license checks answer `device_revoked`, and the policy lists it for the
  * clients of the accounts that know it. Revoking twice changes nothing more.
  */
-export async function revokeDevice(db: Database, productId: number, deviceIdentifier: string) {
+export async function revokeDevice(
+  db: Database,
+  productId: number,
+  deviceIdentifier: string,
+  /** The account that blocked its own device (the product page); absent for the operator's `policy:revoke`. */
+  by?: { accountId: number; name: string | null },
+) {
   checkIdentifier(deviceIdentifier);
   return db.transaction(async (tx) => {
     const [product] = await tx.select({ id: products.id }).from(products).where(eq(products.id, productId));
@@ -75,6 +82,20 @@ export async function revokeDevice(db: Database, productId: number, deviceIdenti
       )
       .returning({ accountId: deviceActivations.accountId });
     const policy = await bumpVersion(tx);
+    // In the security log of the account that blocked it and of every account whose seat it held.
+    const accounts = new Set([...(by ? [by.accountId] : []), ...released.map((row) => row.accountId)]);
+    for (const accountId of accounts) {
+      await recordSecurityEvent(tx, {
+        accountId,
+        kind: "device_blocked",
+        detail: {
+          identifier: deviceIdentifier,
+          product: productId,
+          name: accountId === by?.accountId ? by.name : null,
+          by: accountId === by?.accountId ? "owner" : "operator",
+        },
+      });
+    }
     return {
       product_id: productId,
       device_id: deviceIdentifier,

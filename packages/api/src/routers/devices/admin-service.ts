@@ -69,13 +69,13 @@ export async function deactivateDevice(db: Database, accountId: number, deviceId
  * the account, and only a product it is seated on or the account holds.
  */
 export async function blockDevice(db: Database, accountId: number, deviceId: number, productId: number) {
-  const [device] = await sqlRows<{ identifier: string; allowed: boolean }>(
+  const [device] = await sqlRows<{ identifier: string; name: string | null; allowed: boolean }>(
     db,
-    sql`select d.identifier, (exists (select 1 from device_activations da where da.device_id = d.id
+    sql`select d.identifier, d.name, (exists (select 1 from device_activations da where da.device_id = d.id
           and da.product_id = ${productId}) or ${entitledSql(accountId, productId)}) as allowed
       from devices d where d.id = ${deviceId} and d.account_id = ${accountId}`,
   );
   if (!device) throw new DomainError("not_found", "Device not found.");
   if (!device.allowed) throw new DomainError("not_found", "Product not found.");
-  return revokeDevice(db, productId, device.identifier);
+  return revokeDevice(db, productId, device.identifier, { accountId, name: device.name });
 }

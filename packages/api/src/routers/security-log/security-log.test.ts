@@ -11,8 +11,9 @@ import { listSecurityEvents } from "../../security-log";
 import { createAccount, createProduct, grantEntitlement } from "../../testing/factories";
 import { signedInCaller, TEST_OAUTH_SETTINGS } from "../../testing/harness";
 import { checkCredentials } from "../accounts/sign-in";
+import { revokeDevice } from "../client-config/admin-service";
 import { disconnectApp } from "../connected-apps/service";
-import { deactivateDevice } from "../devices/admin-service";
+import { blockDevice, deactivateDevice } from "../devices/admin-service";
 import { createOwnKey, revokeOwnKey } from "../keys/service";
 
 let testDb: TestDatabase;
@@ -136,6 +137,35 @@ describe("the security log", () => {
     expect(byKind.device_released?.detail).toMatchObject({ name: "Studio Mac" });
     expect(byKind.app_disconnected?.detail).toMatchObject({ client: "Logged app" });
     await limits.close();
+  });
+
+  it("logs a device its owner blocks, and an operator's block in every account whose seat it held", async () => {
+    const { db } = testDb;
+    const [owner, other] = [await newAccount(), await newAccount()];
+    const product = await createProduct(db);
+    await grantEntitlement(db, owner.id, product.id);
+    const device = await seatedDevice(owner.id, product.id, "Old phone");
+    // A block that fails (a product the device has nothing to do with) writes nothing.
+    const unrelated = await createProduct(db);
+    await expect(blockDevice(db, owner.id, device.id, unrelated.id)).rejects.toMatchObject({ code: "not_found" });
+    await withFailingLog(() => expect(blockDevice(db, owner.id, device.id, product.id)).rejects.toThrow());
+    expect(await kinds(owner.id)).toEqual([]);
+    const [still] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(schema.deviceActivations)
+      .where(eq(schema.deviceActivations.deviceId, device.id));
+    expect(still?.n).toBe(1);
+
+    await blockDevice(db, owner.id, device.id, product.id);
+    const [blocked] = (await listSecurityEvents(db, owner.id, { limit: 10 })).events;
+    expect(blocked).toMatchObject({ kind: "device_blocked", detail: { name: "Old phone", by: "owner" } });
+
+    // The operator's policy:revoke of a device another account has seated: in that account's log.
+    const otherDevice = await seatedDevice(other.id, product.id, "Shared kiosk");
+    await revokeDevice(db, product.id, otherDevice.identifier);
+    expect(await kinds(other.id)).toEqual(["device_blocked"]);
+    expect((await listSecurityEvents(db, other.id, { limit: 10 })).events[0]?.detail).toMatchObject({ by: "operator" });
+    expect(await kinds(owner.id)).toEqual(["device_blocked"]);
   });
 
   it("writes no row for a change that fails, and a change whose row cannot be written does not happen", async () => {
