@@ -424,12 +424,11 @@ function facetsOf(rows: FacetRow[]): { total: number; facets: ScreenFacets } {
 
 type Counted = { total: number; facets: ScreenFacets };
 
-/** The facets of the filters in use, per gallery generation (design-gallery/facet-cache.ts). */
-const facetCache = new FacetCache<Counted>(() => {
-  facetCacheBytes ??= readApiEnv().SHELF_GALLERY_FACET_CACHE_MB * 1024 * 1024;
-  return facetCacheBytes;
-});
 let facetCacheBytes: number | undefined;
+/** The facets of the filters in use, per gallery generation (design-gallery/facet-cache.ts). */
+const facetCache = new FacetCache<Counted>(
+  () => (facetCacheBytes ??= readApiEnv().SHELF_GALLERY_FACET_CACHE_MB * 1024 * 1024),
+);
 /** Facets as JSON, written once for those the cache keeps (an unfiltered page's are 80 KB). */
 const facetsJson = new WeakMap<ScreenFacets, string>();
 
@@ -493,8 +492,14 @@ async function countScreens(
   }
   const kept = generation === null ? undefined : facetCache.peek(generation, key);
   if (kept) return { total: kept.total, facets: null };
-  const stored = unfiltered(filters) ? await storedCounts(db) : null;
-  if (stored) return { total: facetsOf(stored).total, facets: null };
+  if (unfiltered(filters)) {
+    // The total the last replay stored, without reading and sorting every facet for it.
+    const [stored] = await sqlRows<{ count: number }>(
+      db,
+      sql`select g.count from gallery_counts g where g.facet = 'total' and g.value = ''`,
+    );
+    if (stored) return { total: stored.count, facets: null };
+  }
   const [row] = await sqlRows<{ total: number }>(
     db,
     sql`select count(*)::int as total from gallery_screens s where ${where}`,
