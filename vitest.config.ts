@@ -23,6 +23,8 @@ export default defineConfig({
           // databases like the packages project (the client never touches a database).
           name: "cli",
           include: ["packages/cli/**/*.test.ts"],
+          // Sign-in through the web app's real device page needs its production build: that file runs in `web`.
+          exclude: [...configDefaults.exclude, "packages/cli/test/browser/**"],
           globalSetup: ["packages/cli/test/global-setup.ts"],
         },
       },
@@ -30,8 +32,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "web",
-          // The collect agent drives Chromium over the same production build.
-          include: ["apps/web/test/**/*.test.ts", "tooling/design-collect/test/**/*.test.ts"],
+          // The collect agent and `shelf login` (approved on the device page) drive Chromium over the same build.
+          include: [
+            "apps/web/test/**/*.test.ts",
+            "tooling/design-collect/test/**/*.test.ts",
+            "packages/cli/test/browser/**/*.test.ts",
+          ],
           globalSetup: ["apps/web/test/global-setup.ts"],
           // One production server is shared by these files; run them one after another.
           fileParallelism: false,
