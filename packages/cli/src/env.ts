@@ -13,6 +13,10 @@ const CliEnv = z.object({
   SHELF_INSTALL_DIR: z.string().min(1).optional(),
   /** Any value turns off the daily "newer client" hint. */
   SHELF_NO_UPDATE_NOTIFIER: z.string().optional(),
+  /** How long a finished command waits at most for the newer-client check's answer (milliseconds). */
+  SHELF_UPDATE_CHECK_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+  /** Set by CI services: no "newer client" hint there either. */
+  CI: z.string().optional(),
   /** A desktop to open the sign-in page on (Linux). */
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),

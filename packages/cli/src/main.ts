@@ -11,6 +11,7 @@ import { readEnv } from "./env";
 import { CliError, ExitCode, exitCodeHelp } from "./errors";
 import { folders } from "./paths";
 import { resolveProduct } from "./product-match";
+import { startUpdateCheck } from "./update-hint";
 import { CLIENT_VERSION } from "./version";
 
 const program = new Command("shelf");
@@ -46,8 +47,10 @@ function action<A extends unknown[]>(run: (context: Context, ...args: A) => Prom
     let context: Context | undefined;
     try {
       context = await createContext(readEnv(), folders(), options);
+      const hint = startUpdateCheck(context, CLIENT_VERSION);
       const document = await run(context, ...args);
       if (context.json) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      await hint();
       finish(ExitCode.ok);
     } catch (error) {
       if (error instanceof CliError) {
@@ -83,7 +86,7 @@ program
   .showHelpAfterError("(run `shelf --help` for usage)")
   .addHelpText(
     "after",
-    `\nEnvironment:\n  SHELF_BASE_URL   the service, like --base-url\n  SHELF_API_KEY    a key to use instead of the stored one (CI); never stored\n  SHELF_KEYRING    "off" keeps the key in the 0600 file instead of the OS keychain\n\n${exitCodeHelp}`,
+    `\nEnvironment:\n  SHELF_BASE_URL   the service, like --base-url\n  SHELF_API_KEY    a key to use instead of the stored one (CI); never stored\n  SHELF_KEYRING    "off" keeps the key in the 0600 file instead of the OS keychain\n  SHELF_NO_UPDATE_NOTIFIER  any value: no daily "newer shelf available" hint\n\n${exitCodeHelp}`,
   )
   .exitOverride();
 

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type { Context } from "./context";
 import { CliError, ExitCode } from "./errors";
 import { readJson, writeJson } from "./paths";
+import { UPGRADE_COMMAND } from "./version";
 
 export type Jwks = z.infer<typeof JwksData>;
 export type ClientPolicy = z.infer<typeof ClientConfigData>;
@@ -107,7 +108,7 @@ export function requireClientVersion(policy: ClientPolicy | null, version: strin
       `This shelf (${version}) is older than the service allows (${policy.min_client_version} or newer).`,
       ExitCode.refused,
       "client_too_old",
-      "Upgrade: npm install -g @shelf/cli@latest",
+      `Upgrade: ${UPGRADE_COMMAND}`,
       { min_client_version: policy.min_client_version, client_version: version },
     );
   }

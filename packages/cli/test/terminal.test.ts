@@ -18,7 +18,8 @@ import { makeHome, type ShelfServer, shelfBin, shelfEnv, startServer } from "./h
 
 const run = promisify(execFile);
 /** What a person saw, kept as text: `packages/cli/test-results/terminal/`. */
-const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "test-results", "terminal");
+const cliDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const artifacts = path.join(cliDir, "test-results", "terminal");
 const socket = `shelf-cli-test-${process.pid}`;
 let server: ShelfServer;
 
@@ -105,5 +106,67 @@ describe("shelf as a person sees it in a terminal", () => {
     const done = await waitFor("report", /\[exit \d+\]/, "report-done");
     expect(done).toMatch(/Reported: ticket #\d+/);
     expect(done).toContain("[exit 0]");
+  });
+});
+
+describe("the daily newer-client hint", () => {
+  it("names the newer shelf and the upgrade command on a terminal, at most once a day, never with --json or a pipe", async () => {
+    const own = JSON.parse(await fs.readFile(path.join(cliDir, "package.json"), "utf8")).version as string;
+    const newer = `${Number(own.split(".")[0]) + 1}.0.0`;
+    // The service's own CLI product: the one with the slug shelf-cli, its versions published as releases.
+    const cliProduct = await createProduct(server.db, { name: "shelf command-line client", slug: "shelf-cli" });
+    await publishing.publishRelease(
+      server.db,
+      server.delivery,
+      { productId: cliProduct.id, version: own, filename: "shelf.tgz" },
+      Readable.from([randomBytes(100)]),
+    );
+    const home = await makeHome();
+    // However loaded the machine, the command waits for the check's answer (a person's waits at most 1.5 s).
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl, SHELF_UPDATE_CHECK_WAIT_MS: "30000" });
+    const stateFile = path.join(home, ".local", "share", "shelf", "update-check.json");
+    const hint = `A newer shelf is available: ${own} → ${newer}. Upgrade: npm install -g @shelf/cli@latest`;
+
+    // The same version as this client's: asked, nothing to say.
+    await inTmux("hint-same", ["auth", "status"], env);
+    expect(await waitFor("hint-same", /\[exit \d+\]/, "hint-same-version")).not.toContain("A newer shelf");
+    const first = JSON.parse(await fs.readFile(stateFile, "utf8"));
+    expect(first).toMatchObject({ base_url: server.baseUrl, latest: own });
+
+    // A newer release, but the service was asked less than a day ago: not asked again.
+    await publishing.publishRelease(
+      server.db,
+      server.delivery,
+      { productId: cliProduct.id, version: newer, filename: "shelf.tgz" },
+      Readable.from([randomBytes(100)]),
+    );
+    await inTmux("hint-soon", ["auth", "status"], env);
+    expect(await waitFor("hint-soon", /\[exit \d+\]/, "hint-within-a-day")).not.toContain("A newer shelf");
+    expect(JSON.parse(await fs.readFile(stateFile, "utf8"))).toEqual(first);
+
+    // A day later: the hint, once.
+    const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString();
+    await fs.writeFile(stateFile, JSON.stringify({ ...first, checked_at: dayAgo }));
+    await inTmux("hint-shown", ["auth", "status"], env);
+    const shown = await waitFor("hint-shown", /\[exit \d+\]/, "hint-shown");
+    expect(shown).toContain(hint);
+    expect(shown).toContain("[exit 0]");
+    expect(JSON.parse(await fs.readFile(stateFile, "utf8"))).toMatchObject({ latest: newer });
+    await inTmux("hint-again", ["auth", "status"], env);
+    expect(await waitFor("hint-again", /\[exit \d+\]/, "hint-not-again")).not.toContain("A newer shelf");
+
+    // With --json on a terminal, or with stdout in a pipe: no hint, and the service is not even asked.
+    await fs.writeFile(stateFile, JSON.stringify({ ...first, checked_at: dayAgo }));
+    await inTmux("hint-json", ["auth", "status", "--json"], env);
+    const json = await waitFor("hint-json", /\[exit \d+\]/, "hint-json");
+    expect(json).not.toContain("A newer shelf");
+    expect(json).toContain('"signed_in": false');
+    const piped = await run(process.execPath, [shelfBin, "auth", "status"], { env: env as NodeJS.ProcessEnv });
+    expect(piped.stdout + piped.stderr).not.toContain("A newer shelf");
+    expect(JSON.parse(await fs.readFile(stateFile, "utf8")).checked_at).toBe(dayAgo);
+    // SHELF_NO_UPDATE_NOTIFIER turns it off on a terminal too.
+    await inTmux("hint-off", ["auth", "status"], { ...env, SHELF_NO_UPDATE_NOTIFIER: "1" });
+    expect(await waitFor("hint-off", /\[exit \d+\]/, "hint-off")).not.toContain("A newer shelf");
+    expect(JSON.parse(await fs.readFile(stateFile, "utf8")).checked_at).toBe(dayAgo);
   });
 });
