@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
-import { accountAbilities, publishing } from "@shelf/api";
+import { accountAbilities, defaultAbilities, publishing } from "@shelf/api";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
@@ -291,17 +291,38 @@ describe("shelf install", () => {
     expect(json(UpdatesOutput, await shelf(["updates", "--json"], env)).updates).toEqual([]);
   });
 
-  it("explains a key without the ability for a step with exit 5", async () => {
+  it("says what to do when the key cannot record setup steps, as a device sign-in key cannot (exit 5)", async () => {
     const { account } = await createAccountWithKey(server.db);
+    // Exactly what `shelf login` gets (contract 5.7): setup-progress.write is not among them.
     const { key } = await createKey(server.db, account.id, {
       kind: "device",
       client: "shelf-cli",
-      abilities: ["products.read", "device.install"],
+      abilities: [...defaultAbilities.device],
     });
     const env: ShelfEnv = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl, SHELF_API_KEY: key });
     const product = await productWith(server, account.id, "manual");
     const refused = await shelf(["setup", String(product.id), "--done", "1"], env);
     expect(refused.code).toBe(5);
-    expect(refused.stderr).toContain("lacks the ability");
+    expect(refused.stderr).toContain("needs a key with the setup-progress.write ability");
+    expect(refused.stderr).toContain(`${server.baseUrl}/account/products/${product.id}`);
+    expect(refused.stderr).toContain(`${server.baseUrl}/settings/api-keys`);
+    const document = ErrorOutput.parse(
+      JSON.parse((await shelf(["setup", String(product.id), "--done", "1", "--json"], env)).stdout),
+    );
+    expect(document.error).toMatchObject({
+      code: "missing_api_key_ability",
+      exit_code: 5,
+      details: { ability: "setup-progress.write" },
+    });
+    // A key created with that ability ticked records the step.
+    const { key: writer } = await createKey(server.db, account.id, {
+      abilities: [...defaultAbilities.created, "setup-progress.write"],
+    });
+    const recorded = await shelf(["setup", String(product.id), "--done", "1", "--json"], {
+      ...env,
+      SHELF_API_KEY: writer,
+    });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(json(SetupOutput, recorded)).toMatchObject({ completed_steps: [1] });
   });
 });

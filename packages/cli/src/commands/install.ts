@@ -208,7 +208,9 @@ export async function installItem(
     if (steps.length > 0) {
       context.print("Steps:");
       for (const [index, step] of steps.entries()) context.print(`  ${index + 1}. ${step}`);
-      context.print(`When done: shelf setup ${product.id} --done 1,2,...`);
+      context.print(
+        `When done, tick them on ${context.baseUrl}/account/products/${product.id} (or \`shelf setup ${product.id} --done 1,2,...\` with a key that may record setup progress).`,
+      );
     }
   }
   return {
@@ -285,6 +287,21 @@ export async function uninstall(context: Context, term: string): Promise<z.infer
   return { product: match, version: record.version, removed };
 }
 
+/**
+ * Recording setup steps needs `setup-progress.write`, which no key holds from the start (contract 5.6): not the key
+ * `shelf login` gets, nor a key created with the defaults. Say what works instead.
+ */
+function setupNeedsAbility(context: Context, item: Item): CliError {
+  const id = item.product.id;
+  return new CliError(
+    "Recording setup steps needs a key with the setup-progress.write ability, and this key does not hold it (keys from `shelf login` never do).",
+    ExitCode.notEntitled,
+    "missing_api_key_ability",
+    `Tick the steps on the product's page, ${context.baseUrl}/account/products/${id}; or create a key with "record setup progress" ticked in ${context.baseUrl}/settings/api-keys and run this command with SHELF_API_KEY set to it.`,
+    { ability: "setup-progress.write" },
+  );
+}
+
 export async function setup(
   context: Context,
   term: string,
@@ -300,9 +317,15 @@ export async function setup(
   }
   const item = await libraryItem(context, term);
   const api = await context.api();
-  const progress = await api.put(`/api/products/${item.product.id}/setup-progress`, ProductSetupProgressData, {
-    body: { completed_step_indexes: numbers.map((part) => Number(part) - 1) },
-  });
+  let progress: z.infer<typeof ProductSetupProgressData>;
+  try {
+    progress = await api.put(`/api/products/${item.product.id}/setup-progress`, ProductSetupProgressData, {
+      body: { completed_step_indexes: numbers.map((part) => Number(part) - 1) },
+    });
+  } catch (error) {
+    if (error instanceof CliError && error.code === "missing_api_key_ability") throw setupNeedsAbility(context, item);
+    throw error;
+  }
   const steps = progress.completed_step_indexes.map((index) => index + 1);
   context.print(
     `${item.product.name}: ${progress.completed_count} of ${progress.total_count} steps done${progress.completed ? " - setup complete." : "."}`,
