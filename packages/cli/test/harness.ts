@@ -22,7 +22,9 @@ async function freePort(): Promise<number> {
 
 /**
  * A TCP proxy in front of the server for download links: it can cut the first download after some bytes of its
- * body (optionally after a pause), or flip one byte of every body it carries.
+ * body (optionally after a pause, and calling `onCut` then), or flip one byte of every body it carries. A cut hands
+ * every byte before it to the client (flushed, then a FIN, never a reset that could drop bytes in flight), so the
+ * client's Range after it is exactly `cutAfter` whatever the load.
  */
 export async function startProxy(upstreamPort: number) {
   const settings = {
@@ -32,6 +34,8 @@ export async function startProxy(upstreamPort: number) {
     /** Hide the client's Range header from the server, which then sends the whole file (200, not 206). */
     stripRange: false,
     cuts: 0,
+    /** Called when the cut connection closes (after `stallMs`): e.g. to let the server's clock pass a link's life. */
+    onCut: null as (() => void) | null,
     /** The Range header of each request seen (null without one). */
     ranges: [] as (string | null)[],
   };
@@ -65,15 +69,20 @@ export async function startProxy(upstreamPort: number) {
       }
       if (settings.cutAfter !== null && bodySeen + data.length >= settings.cutAfter) {
         const keep = settings.cutAfter - bodySeen;
-        client.write(data.subarray(0, keep));
         cut = true;
         settings.cutAfter = null;
         settings.cuts++;
         upstream.pause();
-        setTimeout(() => {
-          client.destroy();
-          upstream.destroy();
-        }, settings.stallMs);
+        const onCut = settings.onCut;
+        settings.onCut = null;
+        // Once the kept bytes are handed to the kernel: wait, then close the way a dropped server does mid-body.
+        client.write(data.subarray(0, keep), () => {
+          setTimeout(() => {
+            onCut?.();
+            upstream.destroy();
+            client.end();
+          }, settings.stallMs);
+        });
         return;
       }
       bodySeen += data.length;
@@ -94,16 +103,27 @@ export async function startProxy(upstreamPort: number) {
 
 export type ShelfServer = Awaited<ReturnType<typeof startServer>>;
 
+/** How long the test servers' download links live. */
+export const LINK_TTL_SECONDS = 600;
+
 /**
  * The account API as the web app mounts it (the shared edge server), on a real port with a database of its own;
- * download links lead through a proxy the test controls.
+ * download links lead through a proxy the test controls, and are signed and checked on a clock the test can move
+ * forward (`passTime`): a link expires because its life has passed, not because a test slept through it.
  */
-export async function startServer(options: { linkTtlSeconds?: number; rateLimiter?: RateLimiter } = {}) {
+export async function startServer(options: { rateLimiter?: RateLimiter } = {}) {
   const testDb: TestDatabase = await createTestDatabase();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const proxy = await startProxy(port);
-  const delivery = await createTestDelivery({ appUrl: proxy.url, ttlSeconds: options.linkTtlSeconds ?? 600 });
+  const delivery = await createTestDelivery({ appUrl: proxy.url, ttlSeconds: LINK_TTL_SECONDS });
+  let clockOffsetMs = 0;
+  const clock = () => new Date(Date.now() + clockOffsetMs);
+  const links = delivery.links;
+  delivery.links = {
+    link: (ticket, now) => links.link(ticket, now ?? clock()),
+    verify: (token, filename, now) => links.verify(token, filename, now ?? clock()),
+  };
   const edge = createAccountApiEdge({
     db: testDb.db,
     baseUrl,
@@ -124,6 +144,10 @@ export async function startServer(options: { linkTtlSeconds?: number; rateLimite
     baseUrl,
     delivery,
     proxy,
+    /** Moves the server's clock for download links forward (links signed before then may have expired). */
+    passTime: (seconds: number) => {
+      clockOffsetMs += seconds * 1000;
+    },
     close: async () => {
       await server.shutdown(1000);
       await proxy.close();
