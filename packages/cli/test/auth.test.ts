@@ -46,7 +46,7 @@ describe("shelf login, whoami, auth status and logout", () => {
     expect(login.code, login.stderr).toBe(0);
     const document = LoginOutput.parse(JSON.parse(login.stdout));
     expect(document.account.email).toBe(account.email);
-    // This machine has no Secret Service: the key went to the file, readable by its owner only.
+    // No session bus reaches this run (keychain.test.ts has one): the key went to the file, readable by its owner only.
     expect(document.storage).toBe("file");
     const file = document.credentials_file as string;
     expect(file).toBe(path.join(home, ".config", "shelf", "credentials.json"));
