@@ -147,10 +147,13 @@ const SEATED_SQL = `
     (select count(*)::int from device_activations where account_id = $1 and product_id = $2) as used
   from d where exists (select 1 from a)`;
 
-// The usage upload in one statement: $1 account, $2 key product, $3 key, $4 days.
+// The usage upload in one statement: $1 account, $2 key product, $3 key, $4-$8 the days as parallel arrays (index,
+// product, date, launches, commands). A day sent again with the same figures is left as it is (no new row version).
+// Measured against a JSON document of records (jsonb_to_recordset) and against rewriting every day: bench/usage-sql.ts.
 const USAGE_SQL = `
   with input as (
-    select * from jsonb_to_recordset($4::jsonb) as u(n int, product_id int, usage_date date, launches int, commands jsonb)
+    select * from unnest($4::int[], $5::int[], $6::date[], $7::int[], $8::jsonb[])
+      as u(n, product_id, usage_date, launches, commands)
   ), bad as (
     select i.n from input i
     where ($2::integer is not null and i.product_id <> $2::integer)
@@ -160,9 +163,10 @@ const USAGE_SQL = `
     select $1, i.product_id, $3, i.usage_date, i.launches, i.commands from input i where not exists (select 1 from bad)
     on conflict (account_id, product_id, api_key_id, usage_date)
       do update set launches = excluded.launches, commands = excluded.commands, updated_at = now()
-    returning 1
+      where (device_usage.launches, device_usage.commands) is distinct from (excluded.launches, excluded.commands)
   )
-  select coalesce((select array_agg(n order by n) from bad), '{}') as bad, (select count(*)::int from stored) as stored`;
+  select coalesce((select array_agg(n order by n) from bad), '{}') as bad,
+    case when exists (select 1 from bad) then 0 else (select count(*)::int from input) end as stored`;
 
 const POLICY_SQL = `
   select cp.min_client_version, cp.ttl_days, cp.recheck_hours, cp.version,
@@ -343,9 +347,12 @@ async function usage(key: Key, input: { consent?: unknown; days?: Day[] }) {
       key.account_id,
       key.product_id,
       key.id,
-      // postgres.js writes a jsonb parameter as JSON itself.
-      days.map((day, n) => ({ n, ...day, commands: day.commands ?? null })) as never,
-    ],
+      days.map((_, n) => n),
+      days.map((day) => day.product_id),
+      days.map((day) => day.usage_date),
+      days.map((day) => day.launches),
+      days.map((day) => (day.commands ? JSON.stringify(day.commands) : null)),
+    ] as never[],
     { prepare: true },
   );
   if (result?.bad.length) return { status: 422, body: { message: "The given data was invalid.", errors: {} } };

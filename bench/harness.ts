@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 /*
@@ -63,6 +63,13 @@ export async function startProcess(args: string[], cwd: string, env: Record<stri
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
+    // Everything the process writes, kept for a look afterwards (e.g. Node's --trace-gc lines).
+    const keep = process.env.SHELF_BENCH_CHILD_OUTPUT;
+    if (keep) {
+      const file = createWriteStream(`${keep}.${child.pid}`);
+      child.stdout.pipe(file);
+      child.stderr.pipe(file);
+    }
     child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
   return { child, port };

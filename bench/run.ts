@@ -15,6 +15,7 @@ import {
   readApiEnv,
 } from "@shelf/api";
 import { fromFetch } from "@shelf/api/edge";
+import { APP_NODE_FLAGS } from "@shelf/api/host";
 import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/server";
 import postgres from "postgres";
@@ -29,6 +30,16 @@ const WARMUP_SECONDS = Number(process.env.SHELF_BENCH_WARMUP_SECONDS ?? 2);
 const BASE_URL = "http://bench.test";
 /** Where the report goes; CI's smoke run writes elsewhere so the committed figures stay. */
 const OUTPUT = path.resolve(root, process.env.SHELF_BENCH_OUTPUT ?? "bench/results/latest.md");
+/** How many times in a row the library pair (baseline, then app) runs for its tail (5; 0 skips the series). */
+const LIBRARY_RUNS = Number(process.env.SHELF_BENCH_LIBRARY_RUNS ?? 5);
+/**
+ * The app processes' Node flags: those `npm start` gives them (`APP_NODE_FLAGS`), unless SHELF_BENCH_NODE_FLAGS
+ * names others (space-separated; empty for Node's defaults) to compare.
+ */
+const NODE_FLAGS =
+  process.env.SHELF_BENCH_NODE_FLAGS === undefined
+    ? [...APP_NODE_FLAGS]
+    : process.env.SHELF_BENCH_NODE_FLAGS.split(" ").filter(Boolean);
 
 type Result = {
   name: string;
@@ -178,7 +189,7 @@ async function main() {
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SHELF_BENCH_CPU_PROFILE}`]
       : [];
     const app = await startProcess(
-      [...profile, "--import", "tsx", "server.ts"],
+      [...NODE_FLAGS, ...profile, "--import", "tsx", "server.ts"],
       path.join(root, "apps/web"),
       env,
       /running at http:\/\/localhost:(\d+)/,
@@ -187,7 +198,7 @@ async function main() {
     const redisUrl = process.env.SHELF_BENCH_REDIS_URL;
     const appWithRedis = redisUrl
       ? await startProcess(
-          ["--import", "tsx", "server.ts"],
+          [...NODE_FLAGS, "--import", "tsx", "server.ts"],
           path.join(root, "apps/web"),
           {
             ...env,
@@ -357,7 +368,10 @@ async function main() {
     await assertSameAnswers(scenarios);
 
     const only = process.env.SHELF_BENCH_ONLY;
-    const chosen = scenarios.filter((scenario) => !only || scenario.name.includes(only));
+    // Scenarios whose name holds one of SHELF_BENCH_ONLY's `|`-separated parts (with their groups' baselines).
+    const parts = only?.split("|") ?? [];
+    const picked = (name: string) => parts.some((part) => name.includes(part));
+    const chosen = scenarios.filter((scenario) => !only || picked(scenario.name));
     const groups = new Set(chosen.map((scenario) => scenario.group));
     const results: Result[] = [];
     for (const scenario of scenarios.filter(
@@ -398,11 +412,52 @@ async function main() {
       result.p99Ratio = result.p99 / base.p99;
     }
 
+    const library = only && !picked("GET /api/library (50 products)") ? [] : await librarySeries();
     if (only) {
+      console.log(library.length ? renderLibrarySeries(library).join("\n") : "");
       // A look at some scenarios (profiling, comparing): the rest of the report needs the whole run.
       console.log("SHELF_BENCH_ONLY is set: the library growth and download parts and the report file are skipped.");
       return;
     }
+    /**
+     * The library's tail, run after run: the pair (baseline, then app) LIBRARY_RUNS times in a row, each with its
+     * warm-up, with the app's CPU per request and its resident memory after each run.
+     */
+    async function librarySeries(): Promise<LibraryRun[]> {
+      const pair = scenarios.filter((scenario) => scenario.group === "library" && scenario.port !== appWithRedis?.port);
+      const runs: LibraryRun[] = [];
+      for (let index = 0; index < LIBRARY_RUNS; index++) {
+        const measured = [];
+        for (const scenario of pair) {
+          if (WARMUP_SECONDS > 0) await load(scenario, WARMUP_SECONDS, CONNECTIONS);
+          const pid = (scenario.baseline ? baseline : app).child.pid as number;
+          const before = cpuMs(pid);
+          const run = await load(scenario, SECONDS, CONNECTIONS);
+          measured.push({
+            rps: run.requests.average,
+            p99: run.latency.p99,
+            cpu: (cpuMs(pid) - before) / run.requests.total,
+            bad: run.errors + run.timeouts + run.non2xx,
+          });
+        }
+        const [base, api] = measured as [(typeof measured)[0], (typeof measured)[0]];
+        runs.push({
+          rps: api.rps,
+          p99: api.p99,
+          baselineRps: base.rps,
+          baselineP99: base.p99,
+          serverCpuMs: api.cpu,
+          baselineCpuMs: base.cpu,
+          rssMb: currentRss(app.child.pid as number),
+          errors: base.bad + api.bad,
+        });
+        console.log(
+          `  library run ${index + 1}: ${Math.round(api.rps)} req/s (${(api.rps / base.rps).toFixed(2)}x), p99 ${api.p99} ms (${(api.p99 / base.p99).toFixed(2)}x)`,
+        );
+      }
+      return runs;
+    }
+
     const growth = [];
     for (const [size, key] of [
       [10, data.keys.p10],
@@ -419,12 +474,13 @@ async function main() {
     }
     const downloads = await measureDownloads(app.port, app.child.pid as number, download, data, env);
     const rss = peakRss(app.child.pid as number);
-    const report = renderReport(results, growth, rss, data, statements, downloads);
+    const report = renderReport(results, growth, rss, data, statements, downloads, library);
     await fs.writeFile(OUTPUT, report);
     console.log(`\n${report}`);
     const failed = [
       ...results,
       ...growth.map((g) => ({ name: `library at ${g.size}`, errors: g.errors, non2xx: 0 })),
+      ...library.map((run, index) => ({ name: `library run ${index + 1}`, errors: run.errors, non2xx: 0 })),
     ].filter((result) => result.errors > 0 || result.non2xx > 0);
     if (failed.length > 0) {
       console.error(`Scenarios with errors or unexpected statuses: ${failed.map((result) => result.name).join(", ")}`);
@@ -629,6 +685,40 @@ async function appcastEtag(port: number, data: Awaited<ReturnType<typeof loadBen
   return response.headers.get("etag") as string;
 }
 
+type LibraryRun = {
+  rps: number;
+  p99: number;
+  baselineRps: number;
+  baselineP99: number;
+  serverCpuMs: number;
+  baselineCpuMs: number;
+  rssMb: number;
+  errors: number;
+};
+
+function renderLibrarySeries(runs: LibraryRun[]): string[] {
+  if (runs.length === 0) return [];
+  const worst = Math.max(...runs.map((run) => run.p99 / run.baselineP99));
+  return [
+    `Library (50 products), ${runs.length} runs in a row (baseline, then app, each after its warm-up; app started with \`${NODE_FLAGS.join(" ") || "Node's defaults"}\`):`,
+    "",
+    "| run | req/s | baseline req/s | req/s vs baseline | p99 ms | baseline p99 ms | p99 vs baseline | server CPU ms / request (app, baseline) | app RSS after (MB) | errors |",
+    "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+    ...runs.map(
+      (run, index) =>
+        `| ${index + 1} | ${run.rps.toFixed(0)} | ${run.baselineRps.toFixed(0)} | ${(run.rps / run.baselineRps).toFixed(2)} | ${run.p99} | ${run.baselineP99} | ${(run.p99 / run.baselineP99).toFixed(2)} | ${run.serverCpuMs.toFixed(2)}, ${run.baselineCpuMs.toFixed(2)} | ${run.rssMb.toFixed(0)} | ${run.errors} |`,
+    ),
+    "",
+    `Worst p99 ratio of the ${runs.length} runs: ${worst.toFixed(2)}x.`,
+    "",
+  ];
+}
+
+function currentRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
 function peakRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -641,6 +731,7 @@ function renderReport(
   data: Awaited<ReturnType<typeof loadBenchData>>,
   statements: Awaited<ReturnType<typeof countStatements>>,
   downloads: DownloadResult,
+  library: LibraryRun[],
 ): string {
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? "—" : n.toFixed(digits));
   const lines = [
@@ -658,6 +749,7 @@ function renderReport(
         `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} | ${r.non2xx} | ${r.statements ?? "—"} | ${fmt(r.serverCpuMs, 2)} | ${fmt(r.databaseCpuMs, 2)} | ${fmt(r.baselineRatio, 2)} | ${fmt(r.p99Ratio, 2)} |`,
     ),
     "",
+    ...renderLibrarySeries(library),
     `Download of a ${downloads.sizeMb} MB release file, ${downloads.runs} runs each, curl writing to /dev/null:`,
     "",
     "| server | MB/s (median) | runs (MB/s) | server peak RSS before, after (MB) |",

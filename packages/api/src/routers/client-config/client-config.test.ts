@@ -37,6 +37,9 @@ describe("GET /api/client-config", () => {
     const response = await request("/api/client-config", { key });
     expect(response.status).toBe(200);
     expect(contractMismatch(ClientConfigData, response.text)).toBeNull();
+    // Signed anew for each request: never stored, and no validator that could never match again.
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("etag")).toBeNull();
     const policy = response.body;
     expect(policy).toMatchObject({
       min_client_version: "0.0.0",

@@ -29,7 +29,11 @@ export const clientConfigRouter = router({
     })
     .input(z.object({}))
     .output(ClientConfigData)
-    .query(({ ctx }) => clientConfig(ctx.db, deliveryOf(ctx).keyring, ctx.caller)),
+    .query(({ ctx }) => {
+      // Signed now (`signed_at`): no two answers are alike, so none is stored or revalidated.
+      ctx.res.headers["cache-control"] = "no-store";
+      return clientConfig(ctx.db, deliveryOf(ctx).keyring, ctx.caller);
+    }),
 
   jwks: publicProcedure
     .meta({

@@ -279,9 +279,11 @@ describe("POST /api/device/usage", () => {
     expect(first.status).toBe(200);
     expect(contractMismatch(UsageData, first.text)).toBeNull();
     expect(first.body).toEqual({ consent: true, stored: 3 });
+    const written = await usageRows(account.id);
     const again = await post("/api/device/usage", key, { consent: true, days });
     expect(again.body).toEqual({ consent: true, stored: 3 });
-    expect(await usageRows(account.id)).toHaveLength(3);
+    // The same figures again are stored already: no row is rewritten.
+    expect(await usageRows(account.id)).toEqual(written);
 
     const corrected = await post("/api/device/usage", key, {
       consent: true,
@@ -294,6 +296,16 @@ describe("POST /api/device/usage", () => {
       launches: 9,
       commands: { export: 1 },
     });
+    const before = written.find((row) => row.productId === a.id && row.usageDate === day(-1));
+    const after = rows.find((row) => row.productId === a.id && row.usageDate === day(-1));
+    expect(after?.updatedAt.getTime()).toBeGreaterThan(before?.updatedAt.getTime() as number);
+    // Command names are the client's text, quotes and backslashes included, and come back as they were sent.
+    const names = { 'say "hi"': 1, "back\\slash": 2, NULL: 3, "{,}": 4 };
+    await post("/api/device/usage", key, {
+      consent: true,
+      days: [{ product_id: b.id, usage_date: day(-1), launches: 1, commands: names }],
+    });
+    expect((await usageRows(account.id)).find((row) => row.productId === b.id)?.commands).toEqual(names);
     // Another device of the account keeps rows of its own.
     const other = await createKey(testDb.db, account.id, { kind: "device", client: "desktop" });
     await post("/api/device/usage", other.key, { consent: true, days });

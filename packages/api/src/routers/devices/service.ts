@@ -221,12 +221,17 @@ export async function recordInstall(db: Database, caller: ApiKeyCaller, input: I
 
 /**
  * The usage upload in one statement: every day's product is checked to be one the account holds (in the key's
- * scope) and, only when all are, every day is written, one row per (account, product, key, date), a day uploaded
- * again overwriting the earlier figures. $1 account, $2 the key's product or null, $3 key, $4 the days as JSON.
+ * scope) and, only when all are, every day is stored, one row per (account, product, key, date), a day uploaded
+ * again with other figures overwriting the earlier ones. A day uploaded again with the same figures (a device sends
+ * its last weeks each time) is left as it is: no new row version, no index entries, no WAL. The days come as
+ * parallel arrays (`unnest`), which PostgreSQL reads for less CPU than a JSON document of records (measured with
+ * `bench/usage-sql.ts`: 200 days, 2.05 ms with `jsonb_to_recordset` rewriting every day, 1.43 ms this way).
+ * $1 account, $2 the key's product or null, $3 key, $4-$8 the days' index, product, date, launches and commands.
  */
 const USAGE_SQL = `
   with input as (
-    select * from jsonb_to_recordset($4::jsonb) as u(n int, product_id int, usage_date date, launches int, commands jsonb)
+    select * from unnest($4::int[], $5::int[], $6::date[], $7::int[], $8::jsonb[])
+      as u(n, product_id, usage_date, launches, commands)
   ), bad as (
     select i.n from input i
     where ($2::integer is not null and i.product_id <> $2::integer)
@@ -238,9 +243,18 @@ const USAGE_SQL = `
     where not exists (select 1 from bad)
     on conflict (account_id, product_id, api_key_id, usage_date)
       do update set launches = excluded.launches, commands = excluded.commands, updated_at = now()
-    returning 1
+      where (device_usage.launches, device_usage.commands) is distinct from (excluded.launches, excluded.commands)
   )
-  select coalesce((select array_agg(n order by n) from bad), '{}') as bad, (select count(*)::int from stored) as stored`;
+  select coalesce((select array_agg(n order by n) from bad), '{}') as bad,
+    case when exists (select 1 from bad) then 0 else (select count(*)::int from input) end as stored`;
+
+/**
+ * A PostgreSQL array literal of the values (null as NULL, everything else a quoted element): the pool sends
+ * parameters as text and does not know array types.
+ */
+function arrayLiteral(values: readonly (string | number | null)[]): string {
+  return `{${values.map((value) => (value === null ? "NULL" : `"${String(value).replace(/[\\"]/g, "\\$&")}"`)).join(",")}}`;
+}
 
 /** How far ahead of the server's UTC date a day may be (a client east of UTC is already tomorrow). */
 const LATEST_DAY_OFFSET_MS = 86_400_000;
@@ -262,12 +276,16 @@ export async function uploadUsage(db: Database, caller: ApiKeyCaller, input: Usa
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   if (!input.consent) return { consent: false, stored: 0 };
-  const days = input.days.map((day, n) => ({ n, ...day, commands: day.commands ?? null }));
+  const { days } = input;
   const [result] = await preparedRows<{ bad: number[]; stored: number }>(db, USAGE_SQL, [
     caller.accountId,
     caller.productId,
     caller.keyId,
-    JSON.stringify(days),
+    arrayLiteral(days.map((_, n) => n)),
+    arrayLiteral(days.map((day) => day.product_id)),
+    arrayLiteral(days.map((day) => day.usage_date)),
+    arrayLiteral(days.map((day) => day.launches)),
+    arrayLiteral(days.map((day) => (day.commands ? JSON.stringify(day.commands) : null))),
   ]);
   const { bad, stored } = result as { bad: number[]; stored: number };
   if (bad.length > 0) {

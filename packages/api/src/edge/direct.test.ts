@@ -1,0 +1,118 @@
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { callTRPCProcedure, TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveCredential } from "../auth/credential";
+import { createContext } from "../context";
+import type { Delivery } from "../delivery";
+import { appRouter } from "../root";
+import { createAccountWithKey, createKey, createProduct, grantEntitlement, TEST_BASE_URL } from "../testing";
+import { createTestDelivery } from "../testing/delivery";
+import { directCall } from "./direct";
+import { errorToResponse } from "./results";
+
+let testDb: TestDatabase;
+let delivery: Delivery;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  delivery = await createTestDelivery();
+});
+afterAll(() => testDb.drop());
+
+/** Fields that differ between two calls whatever the path (times, signatures, fresh ids). */
+const VOLATILE = new Set(["checked_at", "recheck_after", "certificate", "signed_at", "signature", "last_seen_at"]);
+const masked = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(masked)
+    : value && typeof value === "object"
+      ? Object.fromEntries(Object.entries(value).map(([name, item]) => [name, VOLATILE.has(name) ? "~" : masked(item)]))
+      : value;
+
+/** What a call came to: its output, or the status and body the edge would answer for its error. */
+async function outcome(call: () => Promise<unknown>) {
+  try {
+    return { ok: masked(await call()) };
+  } catch (error) {
+    const { status, body, unexpected } = errorToResponse(error);
+    return { status, body, unexpected, trpc: error instanceof TRPCError ? error.code : null };
+  }
+}
+
+describe("the REST edge's direct procedure call", () => {
+  it("answers exactly as tRPC's own call for good and bad credentials and inputs", async () => {
+    const db = testDb.db;
+    const device = ["products.read", "device.entitlements", "device.usage"] as const;
+    const { account, key } = await createAccountWithKey(db, { abilities: [...device] });
+    const product = await createProduct(db, { deviceLimit: 1 });
+    const other = await createProduct(db);
+    const unpublished = await createProduct(db, { published: false });
+    await grantEntitlement(db, account.id, product.id);
+    const readOnly = (await createKey(db, account.id, { abilities: ["products.read"] })).key;
+    const scopedElsewhere = (await createKey(db, account.id, { abilities: [...device], productId: other.id })).key;
+    const today = new Date().toISOString().slice(0, 10);
+    const keys = { none: null, unknown: "shelf_unknown_0000000000000000", readOnly, scopedElsewhere, key };
+    const cases: { path: string; input: unknown }[] = [
+      { path: "license.check", input: { product_id: product.id, device_id: "direct-1", app_version: "1.0.0" } },
+      // The same device again (seated), a second device past the limit (409), and no device on a limited product.
+      { path: "license.check", input: { product_id: product.id, device_id: "direct-1" } },
+      { path: "license.check", input: { product_id: product.id, device_id: "direct-2" } },
+      { path: "license.check", input: { product_id: product.id } },
+      { path: "license.check", input: { product_id: other.id, device_id: "direct-1" } },
+      { path: "license.check", input: { product_id: 2_000_000_000 } },
+      { path: "license.check", input: { product_id: "7" } },
+      { path: "license.check", input: { product_id: null } },
+      { path: "license.check", input: {} },
+      { path: "license.check", input: { product_id: product.id, device_id: "" } },
+      { path: "license.check", input: { product_id: product.id, extra: true } },
+      { path: "clientConfig.get", input: {} },
+      { path: "clientConfig.get", input: { unexpected: 1 } },
+      {
+        path: "device.usage",
+        input: { consent: true, days: [{ product_id: product.id, usage_date: today, launches: 2 }] },
+      },
+      {
+        path: "device.usage",
+        input: { consent: true, days: [{ product_id: other.id, usage_date: today, launches: 2 }] },
+      },
+      {
+        path: "device.usage",
+        input: { consent: true, days: [{ product_id: product.id, usage_date: "x", launches: -1 }] },
+      },
+      { path: "device.usage", input: { consent: "yes", days: [] } },
+      // A procedure with its own level (productProcedure: scope, existence, entitlement).
+      { path: "license.product", input: { product: product.id } },
+      { path: "license.product", input: { product: other.id } },
+      { path: "license.product", input: { product: unpublished.id } },
+      { path: "license.product", input: { product: 2_000_000_000 } },
+      { path: "license.product", input: { product: "abc" } },
+    ];
+    const compared = new Set<string>();
+    for (const [name, secret] of Object.entries(keys)) {
+      const credential = await resolveCredential(db, secret ? `Bearer ${secret}` : null);
+      for (const { path, input } of cases) {
+        const context = () => createContext({ db, credential, baseUrl: TEST_BASE_URL, delivery });
+        const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
+        const type = procedures[path]?._def.type as "query" | "mutation";
+        const viaTrpc = await outcome(() =>
+          callTRPCProcedure({
+            router: appRouter,
+            path,
+            type,
+            ctx: context(),
+            getRawInput: async () => input,
+            signal: undefined,
+            batchIndex: 0,
+          }),
+        );
+        const direct = await outcome(() => directCall(appRouter, path)(context(), async () => input));
+        expect(direct, `${path} with ${name}: ${JSON.stringify(input)}`).toEqual(viaTrpc);
+        compared.add(JSON.stringify("ok" in direct ? "ok" : direct.status));
+      }
+    }
+    // The table reached successes and every kind of refusal.
+    expect([...compared].sort()).toEqual(['"ok"', "401", "403", "404", "409", "422"].sort());
+  });
+
+  it("refuses a path that names no procedure when the edge is made, not on a request", () => {
+    expect(() => directCall(appRouter, "license.nothing")).toThrow(/No procedure at license.nothing/);
+  });
+});
