@@ -68,6 +68,8 @@ export type Cluster = {
   designUrl: string;
   databaseUrl: string;
   redisUrl: string;
+  /** The settings the cluster gives every instance on top of the environment (secrets, S3, URLs, proxy trust). */
+  settings: Record<string, string>;
   instances: Instance[];
   /** The proxy's view of each instance (`show servers state`): its operational state, 2 is UP, 0 is DOWN. */
   serverStates: () => Promise<Map<string, number>>;
@@ -146,7 +148,8 @@ async function startRedis(dataDir: string) {
   const server = spawn(
     "redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dataDir],
-    { stdio: "ignore" },
+    // Its own process group: a Ctrl-C at the terminal reaches the launcher alone, which stops everything in order.
+    { stdio: "ignore", detached: true },
   );
   const failed = new Promise<Error>((resolve) => server.once("error", resolve));
   await Promise.race([
@@ -189,8 +192,10 @@ async function startS3(dataDir: string) {
   };
 }
 
-const withoutEmpty = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+const withoutEmpty = (env: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
+  );
 
 /** The HAProxy configuration for these instances: the template with its fields filled. */
 export async function haproxyConfig(options: {
@@ -313,12 +318,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const designPort = options.designPort || (await freePort());
     const webUrl = `http://localhost:${webPort}`;
     const designUrl = `http://localhost:${designPort}`;
-    const sharedEnv: Record<string, string | undefined> = {
+    const settings: Record<string, string> = {
       // Secrets the environment sets itself win over the data folder's.
       ...secrets.env,
       ...withoutEmpty(process.env),
       ...s3Env,
-      ...options.env,
+      ...withoutEmpty(options.env ?? {}),
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
       NODE_ENV: "production",
@@ -329,8 +334,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       SHELF_DRAIN_SECONDS: String(DRAIN_SECONDS),
       SHELF_BASE_URL: webUrl,
       SHELF_DESIGN_URL: designUrl,
-      SHELF_LAUNCHER: "ipc",
     };
+    const sharedEnv = { ...settings, SHELF_LAUNCHER: "ipc" };
 
     const logDir = options.logFiles ? path.join(dataDir, "logs") : undefined;
     if (logDir) await fs.mkdir(logDir, { recursive: true });
@@ -382,6 +387,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       designUrl,
       databaseUrl,
       redisUrl,
+      settings,
       instances,
       serverStates: () => serverStates(runtimeSocket),
       serverResponses: () => serverResponses(runtimeSocket),
@@ -487,7 +493,7 @@ async function startHaproxy(configFile: string, logFile: string | undefined) {
     }),
   ]);
   if (checked !== 0) throw new Error(`haproxy rejects ${configFile}:\n${checkOutput}`);
-  const server = spawn("haproxy", ["-db", "-f", configFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const server = spawn("haproxy", ["-db", "-f", configFile], { stdio: ["ignore", "pipe", "pipe"], detached: true });
   const output = outputOf(logFile);
   server.stdout?.on("data", output.append);
   server.stderr?.on("data", output.append);

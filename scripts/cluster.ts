@@ -62,8 +62,10 @@ let stop: (() => Promise<void>) | undefined;
 const onSignal = async () => {
   if (stopping) return;
   stopping = true;
+  // While starting, the start itself stops what it started once it returns (below).
+  if (!stop) return console.log("Stopping the cluster once what is starting has started...");
   console.log("Stopping the cluster...");
-  await stop?.();
+  await stop();
   process.exit(0);
 };
 process.on("SIGINT", onSignal);
@@ -82,8 +84,11 @@ try {
     say: (line) => console.log(line),
     logFiles: true,
   });
+  if (stopping) {
+    await cluster.stop();
+    process.exit(0);
+  }
   stop = cluster.stop;
-  if (stopping) await cluster.stop();
   console.log(`Logs: ${path.join(dataDir, "logs")}`);
   for (const instance of cluster.instances) console.log(`  ${instance.name.padEnd(9)} ${instance.url}`);
   // The first web instance's lines (the demo's key and sign-in), with the proxy's address for its own.

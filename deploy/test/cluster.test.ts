@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createArtifactStore, loadSigningKeyring, publishing, readApiEnv } from "@shelf/api";
 import { recordSecret } from "@shelf/api/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../../packages/api/src/routers/design-tokens/admin-service";
@@ -202,6 +203,33 @@ describe("a cluster of 3 web and 2 design instances behind HAProxy", () => {
     expect(status.status).toBe(200);
   });
 
+  it("downloads a release from the shared S3 bucket through links any instance makes", async () => {
+    const [first, second] = web() as [Instance, Instance];
+    const { key, productId } = await entitledKey(cluster.db.db);
+    // Published as the operator CLI does: into the bucket, signed with the cluster's signing keys.
+    const settings = readApiEnv(cluster.settings as NodeJS.ProcessEnv);
+    const store = createArtifactStore(settings, cluster.dataDir);
+    const keyring = await loadSigningKeyring(cluster.settings.SHELF_SIGNING_KEYS_FILE as string);
+    const bytes = randomBytes(300_000);
+    const release = await publishing.publishRelease(
+      cluster.db.db,
+      { store, keyring },
+      { productId, version: "1.0.0", filename: "cluster-app.zip" },
+      [bytes],
+    );
+    for (const instance of [first, second]) {
+      const link = await proxied()(`${instance.url}/distribution/v1/releases/${release.id}/download`, {
+        headers: bearer(key),
+      });
+      expect(link.status, instance.name).toBe(302);
+      const location = link.headers.get("location") as string;
+      expect(location.startsWith(cluster.settings.SHELF_S3_ENDPOINT as string)).toBe(true);
+      const download = await fetch(location);
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+  });
+
   it("routes around an instance killed with SIGKILL under writes: no acknowledged write is lost", async () => {
     const workers = 8;
     const keys = await Promise.all(Array.from({ length: workers }, () => entitledKey(cluster.db.db)));
@@ -290,10 +318,18 @@ describe("a cluster of 3 web and 2 design instances behind HAProxy", () => {
 
     for (const instance of web()) {
       const stopped = instance.signal("SIGTERM");
-      // Draining: /readyz says 503 while the listener still answers, until the proxy has taken it out.
-      const draining = await fetch(`${instance.url}/readyz`);
-      expect(draining.status).toBe(503);
-      expect(await draining.json()).toMatchObject({ status: "not_ready", checks: { shutdown: "draining" } });
+      // Draining: once the signal is handled, /readyz says 503 while the listener still answers.
+      let draining: unknown;
+      await waitUntil(
+        `${instance.name} answers unready`,
+        async () => {
+          const readiness = await fetch(`${instance.url}/readyz`);
+          draining = await readiness.json();
+          return readiness.status === 503;
+        },
+        1000,
+      );
+      expect(draining).toMatchObject({ status: "not_ready", checks: { shutdown: "draining" } });
       await waitUntil(
         `HAProxy marks ${instance.name} down while it drains`,
         async () => (await cluster.serverStates()).get(`web/${instance.name}`) === 0,
