@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createArtifactStore, loadSigningKeyring, publishing, readApiEnv } from "@shelf/api";
 import { recordSecret } from "@shelf/api/testing";
+import { launchChromium } from "@shelf/api/testing/apps";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../../packages/api/src/routers/design-tokens/admin-service";
 import { DRAIN_SECONDS, type Instance } from "../cluster";
@@ -79,6 +80,59 @@ describe("a cluster of 3 web and 2 design instances behind HAProxy", () => {
     }
     const signedOut = await fetch(`${second.url}/account`, { redirect: "manual" });
     expect(signedOut.status).toBe(307);
+  });
+
+  it("signs a device in across three instances: code on one, approval on another, key polled from a third", async () => {
+    const [first, second, third] = web() as [Instance, Instance, Instance];
+    const person = await personWithPassword(cluster.db.db);
+    const started = await fetch(`${first.url}/api/device-sign-in/code`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: "shelf-cli", device_name: "cluster-host" }),
+    });
+    expect(started.status).toBe(200);
+    const code = (await started.json()) as { device_code: string; user_code: string };
+    const poll = () =>
+      fetch(`${third.url}/api/device-sign-in/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+          device_code: code.device_code,
+          client_id: "shelf-cli",
+        }),
+      });
+    const pending = await poll();
+    expect(pending.status).toBe(400);
+    expect(await pending.json()).toMatchObject({ error: "authorization_pending" });
+
+    // The person approves in a browser signed in on the second instance.
+    const cookie = await signIn(second.url, person);
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext();
+      await context.addCookies(
+        cookie.split("; ").map((pair) => {
+          const [name, ...value] = pair.split("=");
+          return { name: name as string, value: value.join("="), url: second.url };
+        }),
+      );
+      const page = await context.newPage();
+      await page.goto(`${second.url}/device?user_code=${code.user_code}`);
+      await page.getByRole("button", { name: "Continue" }).click();
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.getByRole("heading", { name: "Device connected" }).waitFor();
+    } finally {
+      await browser.close();
+    }
+
+    const answered = await poll();
+    expect(answered.status).toBe(200);
+    const token = (await answered.json()) as { access_token: string; account: { email: string } };
+    recordSecret(token.access_token);
+    expect(token.account.email).toBe(person.email);
+    const library = await fetch(`${cluster.webUrl}/api/library`, { headers: bearer(token.access_token) });
+    expect(library.status).toBe(200);
   });
 
   it("serves an MCP session initialized on one instance on the others", async () => {
