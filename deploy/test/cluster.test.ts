@@ -2,11 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createArtifactStore, loadSigningKeyring, publishing, readApiEnv } from "@shelf/api";
+import { createArtifactStore, designTokens, loadSigningKeyring, publishing, readApiEnv } from "@shelf/api";
 import { recordSecret } from "@shelf/api/testing";
 import { launchChromium } from "@shelf/api/testing/apps";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDesignToken } from "../../packages/api/src/routers/design-tokens/admin-service";
 import { DRAIN_SECONDS, type Instance } from "../cluster";
 import {
   asProxied,
@@ -235,7 +234,7 @@ describe("a cluster of 3 web and 2 design instances behind HAProxy", () => {
 
   it("holds a collect run's lock on every design instance", async () => {
     const [first, second] = cluster.instances.filter((instance) => instance.app === "design") as [Instance, Instance];
-    const { token } = await createDesignToken(
+    const { token } = await designTokens.createDesignToken(
       cluster.db.db,
       { name: "cluster collector", roles: ["collect"] },
       "shelf",
