@@ -90,7 +90,7 @@ describe("a cluster of 3 web and 2 design instances behind HAProxy", () => {
       body: JSON.stringify({ client_id: "shelf-cli", device_name: "cluster-host" }),
     });
     expect(started.status).toBe(200);
-    const code = (await started.json()) as { device_code: string; user_code: string };
+    const code = (await started.json()) as { device_code: string; user_code: string; interval: number };
     const poll = () =>
       fetch(`${third.url}/api/device-sign-in/token`, {
         method: "POST",
@@ -125,7 +125,16 @@ describe("a cluster of 3 web and 2 design instances behind HAProxy", () => {
       await browser.close();
     }
 
-    const answered = await poll();
+    // Polled as RFC 8628 clients do: every `interval` seconds, five more after a slow_down.
+    let interval = code.interval;
+    let answered = await poll();
+    for (let attempt = 0; answered.status !== 200 && attempt < 10; attempt++) {
+      const { error } = (await answered.json()) as { error: string };
+      expect(["authorization_pending", "slow_down"]).toContain(error);
+      if (error === "slow_down") interval += 5;
+      await sleep(interval * 1000 + 100);
+      answered = await poll();
+    }
     expect(answered.status).toBe(200);
     const token = (await answered.json()) as { access_token: string; account: { email: string } };
     recordSecret(token.access_token);
