@@ -55,6 +55,17 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        extends: true,
+        test: {
+          // Several instances of both apps behind HAProxy (deploy/): run once, on the run's database server, after
+          // every other project, so that its dozen processes do not add to their load.
+          name: "cluster",
+          include: ["deploy/test/**/*.test.ts"],
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm packages: Debian's Chromium and a Korean font for page
-# tests, aria2 and curl for download tests, D-Bus and GNOME Keyring for the CLI's keychain test, the system PostgreSQL
-# server (second database run) and Redis (shared rate limits). Safe to run again.
+# tests, aria2 and curl for download tests, HAProxy for the cluster (npm run cluster and its tests), D-Bus and GNOME
+# Keyring for the CLI's keychain test, the system PostgreSQL server (second database run) and Redis (shared rate
+# limits). Safe to run again.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -10,6 +11,8 @@ missing=()
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v aria2c >/dev/null 2>&1 || missing+=(aria2)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# The cluster (npm run cluster) and its tests put HAProxy in front of the instances.
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 # Korean glyphs, so the Korean pages' screenshots (test artifacts) show text rather than empty boxes.
 [ -n "$(fc-list :lang=ko 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
 # An OS keychain for `shelf login` (packages/cli/test/keychain.test.ts): a D-Bus session bus with GNOME Keyring's
@@ -19,7 +22,7 @@ command -v dbus-send >/dev/null 2>&1 || missing+=(dbus-bin)
 command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=(gnome-keyring)
 command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "Installing ${missing[*]} from Debian (page tests, download tests, the CLI's keychain test)..."
+  echo "Installing ${missing[*]} from Debian (page tests, download tests, the cluster, the CLI's keychain test)..."
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check and every test: the whole suite on the embedded PostgreSQL, then the database-dependent suites (the
-# packages project) again on the system server. The browser, server and CLI suites (the web and design projects) run
-# once.
+# packages project) again on the system server. The browser, server and CLI suites (the web and design projects) and
+# the cluster behind HAProxy (the cluster project) run once, with the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -13,6 +13,7 @@ npx biome ci .
 npx turbo run typecheck --output-logs=errors-only
 npx tsc --noEmit -p bench
 npx tsc --noEmit -p scripts
+npx tsc --noEmit -p deploy
 (cd packages/db && npx drizzle-kit generate >/dev/null)
 if [ -n "$(git status --porcelain packages/db/drizzle)" ]; then
   echo "The drizzle schema changed without a committed migration: run npm run db:generate and commit it." >&2

@@ -40,7 +40,7 @@ function workspaces(): { dir: string; files: string[] }[] {
       .map((name) => path.join(root, group, name))
       .filter((dir) => existsSync(path.join(dir, "package.json"))),
   );
-  const rootFiles = ["bench", "scripts", "tooling/architecture"].flatMap((dir) =>
+  const rootFiles = ["bench", "deploy", "scripts", "tooling/architecture"].flatMap((dir) =>
     existsSync(path.join(root, dir)) ? sourceFiles(path.join(root, dir)) : [],
   );
   return [

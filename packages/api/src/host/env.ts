@@ -16,6 +16,12 @@ export const HostEnv = z.object({
   /** How long requests in flight may take to finish once SIGTERM arrives. */
   SHELF_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /**
+   * Behind a load balancer: how long after SIGTERM the instance keeps serving while /readyz answers 503, so the
+   * balancer's health check takes it out of rotation before the listener closes (at least its check interval times
+   * its fall count). 0 (one instance, no balancer): the listener closes at once.
+   */
+  SHELF_DRAIN_SECONDS: z.coerce.number().min(0).max(600).default(0),
+  /**
    * How often this instance removes codes, tokens and sessions dead for over a week (one instance at a time);
    * 0 turns it off, e.g. when cron runs the operator CLI's `housekeeping` instead.
    */

@@ -129,6 +129,8 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
   const files = await loadDeliveryFiles(api, dbEnv.SHELF_DATA_DIR);
   const artifactsReady = storeReadiness(files.store);
   const ownLimiters: RateLimiter[] = [];
+  /** Set once SIGTERM or SIGINT arrives: /readyz answers 503 from then on. */
+  let stopping = false;
   const basics: HostBasics = {
     config: app.config,
     dev,
@@ -186,6 +188,7 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
       metrics,
       metricsToken: settings.SHELF_METRICS_TOKEN,
       readiness: async () => {
+        if (stopping) return { ready: false, checks: { shutdown: "draining" } };
         const [db, artifacts, store] = await Promise.all([health.check(), artifactsReady(), rateLimiter.store()]);
         return {
           ready: db.reachable && db.migrated && store.reachable && artifacts.reachable,
@@ -236,11 +239,16 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
     for (const line of lines) console.log(line);
   }
 
-  let stopping = false;
   const stop = async (signal: NodeJS.Signals | "disconnect") => {
     // One signal often arrives twice (a process group's Ctrl-C, and a launcher or tsx relaying it): once is enough.
     if (stopping) return;
     stopping = true;
+    const drainSeconds = settings.SHELF_DRAIN_SECONDS;
+    if (drainSeconds > 0) {
+      // /readyz answers 503 from now on: the balancer stops sending new requests while this one still serves them.
+      log.info({ signal, drainSeconds }, "unready: serving until the balancer stops sending requests");
+      await new Promise((resolve) => setTimeout(resolve, drainSeconds * 1000));
+    }
     log.info({ signal }, "finishing requests in flight, then stopping");
     await httpServer.shutdown(settings.SHELF_SHUTDOWN_TIMEOUT_SECONDS * 1000);
     await housekeeping?.stop();
