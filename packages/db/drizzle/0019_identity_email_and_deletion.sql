@@ -20,9 +20,11 @@ ALTER TABLE "accounts" ADD COLUMN "email_verified_at" timestamp with time zone;-
 ALTER TABLE "accounts" ADD COLUMN "deleted_at" timestamp with time zone;--> statement-breakpoint
 -- Accounts made before sign-up verified addresses count as verified: nobody is asked to prove an address after the fact.
 UPDATE "accounts" SET "email_verified_at" = "created_at";--> statement-breakpoint
+ALTER TABLE "client_policy_revocations" ADD COLUMN "blocked_by_account_id" integer;--> statement-breakpoint
 ALTER TABLE "email_links" ADD CONSTRAINT "email_links_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "email_links_token_hash_key" ON "email_links" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "email_links_account_id_index" ON "email_links" USING btree ("account_id");--> statement-breakpoint
+ALTER TABLE "client_policy_revocations" ADD CONSTRAINT "client_policy_revocations_blocked_by_account_id_accounts_id_fk" FOREIGN KEY ("blocked_by_account_id") REFERENCES "public"."accounts"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "invoices" ADD CONSTRAINT "invoices_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "security_events" ADD CONSTRAINT "security_events_kind" CHECK ("security_events"."kind" IN ('sign_in', 'sign_in_failed', 'password_changed', 'password_reset', 'email_changed', 'email_verified', 'key_created', 'key_revoked', 'device_released', 'device_blocked', 'app_connected', 'app_disconnected', 'account_deleted'));

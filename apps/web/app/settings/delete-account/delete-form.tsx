@@ -10,7 +10,6 @@ import { deleteAccountAction } from "../security/actions";
 /** The password and the account's email typed again; what was typed stays after a refusal. */
 export function DeleteForm({ email }: { email: string }) {
   const t = useTranslations("deletion");
-  const security = useTranslations("security");
   const [state, action, pending] = useActionState(deleteAccountAction, idle);
   const message = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
@@ -38,7 +37,7 @@ export function DeleteForm({ email }: { email: string }) {
       <TextField
         id="delete-current-password"
         name="current_password"
-        label={security("current")}
+        label={t("password")}
         type="password"
         autoComplete="current-password"
         required

@@ -10,7 +10,6 @@ import { changeEmailAction } from "./actions";
 /** A change of email: the new address and the current password; the new address stays typed after a refusal. */
 export function EmailForm() {
   const t = useTranslations("email");
-  const security = useTranslations("security");
   const [state, action, pending] = useActionState(changeEmailAction, idle);
   const message = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
@@ -43,7 +42,7 @@ export function EmailForm() {
       <TextField
         id="email-current-password"
         name="current_password"
-        label={security("current")}
+        label={t("password")}
         type="password"
         autoComplete="current-password"
         required
