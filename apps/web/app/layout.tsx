@@ -6,6 +6,7 @@ import { currentSession, noAccountOnOutage } from "../src/auth/session";
 import { AuthProvider } from "../src/components/auth-provider";
 import { LanguageSwitch } from "../src/components/language-switch";
 import { NavLink } from "../src/components/nav-link";
+import { ResendVerification } from "../src/components/resend-verification";
 import { SignOutButton } from "../src/components/sign-out-button";
 import { getRuntime } from "../src/runtime";
 import "./globals.css";
@@ -25,6 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const t = await getTranslations("layout");
   const session = await currentSession().catch(noAccountOnOutage);
   const footer = await getTranslations("footer");
+  const email = await getTranslations("email");
   const { config, disclosure } = getRuntime();
   const web = config.web;
   // The business disclosure (what GET /api/public/disclosure publishes) in the page's language.
@@ -67,6 +69,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 )}
               </div>
             </header>
+            {session && !session.emailVerified && (
+              <aside aria-label={email("bannerLabel")} className="verify-banner">
+                <p className="verify-banner-text">{email("banner", { email: session.email })}</p>
+                <ResendVerification />
+              </aside>
+            )}
             <main id="main" tabIndex={-1}>
               {children}
             </main>

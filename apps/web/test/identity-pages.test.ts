@@ -91,7 +91,16 @@ async function newContext(locale = "en-US", phone = false): Promise<BrowserConte
   });
 }
 
-async function signUp(page: Page, email: string, labels = { email: "Email", password: "Password" }) {
+/**
+ * Signs up through the page. Sign-up mails a verification link: through the main server's SMTP it is taken here (and
+ * returned), so that the next mail a test waits for is the one it asked for.
+ */
+async function signUp(
+  page: Page,
+  email: string,
+  labels = { email: "Email", password: "Password" },
+  mail: "smtp" | "outbox" = "smtp",
+) {
   await page.goto("/sign-up");
   await page.getByLabel(labels.email).fill(email);
   await page.getByLabel(labels.password).fill(PASSWORD);
@@ -100,6 +109,18 @@ async function signUp(page: Page, email: string, labels = { email: "Email", pass
   if ((await terms.count()) > 0) await terms.check();
   await page.locator("main form button[type=submit]").click();
   await page.waitForURL(/\/account$/);
+  if (mail === "outbox") return undefined;
+  const verification = await smtp.next(email);
+  expect(verification.subject).toMatch(/^(Verify your Shelf email address|Shelf 이메일 주소 확인)$/);
+  return verification;
+}
+
+/** The path and fragment of a mail's link to this server (mails name it as localhost). */
+function pathOf(mail: { text: string }, route: string): string {
+  const link = new URL(linkIn(mail as Parameters<typeof linkIn>[0], "http://localhost:"));
+  expect(link.pathname).toBe(route);
+  recordSecret(link.hash.slice(1));
+  return `${link.pathname}${link.hash}`;
 }
 
 async function signIn(page: Page, email: string, password: string) {
@@ -158,11 +179,11 @@ describe("forgot password in the browser, through real SMTP", () => {
     await page.waitForURL(/\/forgot-password$/);
     // A refusal keeps what was typed.
     await page.getByLabel("Email").fill("someone@localhost");
-    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.getByRole("button", { name: "Send the link", exact: true }).click();
     await page.locator("main").getByRole("alert").waitFor();
     expect(await page.getByLabel("Email").inputValue()).toBe("someone@localhost");
     await page.getByLabel("Email").fill(email);
-    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.getByRole("button", { name: "Send the link", exact: true }).click();
     const sent = page.locator("main").getByRole("status");
     await sent.waitFor();
     expect(await sent.textContent()).toContain(`If an account uses ${email}`);
@@ -243,7 +264,7 @@ describe("forgot password in the browser, through real SMTP", () => {
     const before = smtp.received.length;
     await page.goto("/forgot-password");
     await page.getByLabel("Email").fill("nobody-at-all@example.test");
-    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.getByRole("button", { name: "Send the link", exact: true }).click();
     await page.locator("main").getByRole("status").waitFor();
     expect(await page.locator("main").getByRole("status").textContent()).toBe(
       "If an account uses nobody-at-all@example.test, a link to set a new password is on its way there.",
@@ -439,17 +460,26 @@ describe("mail without SHELF_SMTP_URL", () => {
       const email = newEmail();
       const context = await browser.newContext({ locale: "en-US", baseURL: alone.url });
       const page = await context.newPage();
-      await signUp(page, email);
+      const mails = async (count: number) => {
+        let files: string[] = [];
+        for (let i = 0; i < 50 && files.length < count; i += 1) {
+          files = (await fs.readdir(outbox).catch(() => [])).filter((file) => file.endsWith(".eml")).sort();
+          if (files.length < count) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return files;
+      };
+      await signUp(page, email, undefined, "outbox");
+      // Sign-up's verification mail is there first.
+      const [verification] = await mails(1);
+      expect(await fs.readFile(path.join(outbox, verification as string), "utf8")).toContain(
+        "Subject: Verify your Shelf email address",
+      );
       await context.clearCookies();
       await page.goto("/forgot-password");
       await page.getByLabel("Email").fill(email);
-      await page.getByRole("button", { name: "Send the link" }).click();
+      await page.getByRole("button", { name: "Send the link", exact: true }).click();
       await page.locator("main").getByRole("status").waitFor();
-      let files: string[] = [];
-      for (let i = 0; i < 50 && files.length === 0; i += 1) {
-        files = (await fs.readdir(outbox).catch(() => [])).filter((file) => file.endsWith(".eml"));
-        if (files.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const files = (await mails(2)).filter((file) => file !== verification);
       expect(files).toHaveLength(1);
       const raw = await fs.readFile(path.join(outbox, files[0] as string), "utf8");
       expect(raw).toContain(`To: ${email}`);
@@ -467,6 +497,254 @@ describe("mail without SHELF_SMTP_URL", () => {
     } finally {
       await alone.stop();
       await fs.rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Words of the English pages that must never show on their Korean versions. */
+const ENGLISH_ONLY = ["Verify", "verified", "Delete", "Send the link", "email", "Confirm"];
+
+async function expectNoEnglish(page: Page, label: string) {
+  // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not the scripts' text
+  const text = (await page.locator("body").innerText()).replace(/[\w.+-]+@[\w.-]+/g, "");
+  for (const word of ENGLISH_ONLY) expect(text, `${label}: "${word}" on a Korean page`).not.toContain(word);
+}
+
+async function logKinds(email: string): Promise<string[]> {
+  const rows = await sql<{ kind: string }[]>`select e.kind from security_events e join accounts a on a.id = e.account_id
+    where lower(a.email) = lower(${email}) order by e.id`;
+  return rows.map((row) => row.kind);
+}
+
+describe("email verification at sign-up, through real SMTP", () => {
+  it("shows the account unverified with a banner until the mailed link is followed; send again replaces the link", async () => {
+    for (const [locale, lang, phone] of [
+      ["en-US", "en", false],
+      ["ko-KR", "ko", true],
+    ] as const) {
+      const words =
+        lang === "ko"
+          ? {
+              labels: { email: "이메일", password: "비밀번호" },
+              sendAgain: "링크 다시 보내기",
+              unverified: "확인 안 됨",
+              verified: "확인됨",
+              confirm: "확인",
+              done: "주소가 확인되었습니다",
+              subject: "Shelf 이메일 주소 확인",
+              logged: "이메일 주소 확인",
+            }
+          : {
+              labels: { email: "Email", password: "Password" },
+              sendAgain: "Send the link again",
+              unverified: "Not verified",
+              verified: "Verified",
+              confirm: "Confirm",
+              done: "is verified",
+              subject: "Verify your Shelf email address",
+              logged: "Email address verified",
+            };
+      const email = newEmail();
+      const context = await newContext(locale, phone);
+      const page = await context.newPage();
+      const first = await signUp(page, email, words.labels);
+      expect(first?.subject).toBe(words.subject);
+      expect(first?.html).toContain("/verify-email#");
+      const firstPath = pathOf(first as NonNullable<typeof first>, "/verify-email");
+      // Everything works meanwhile; a banner asks on every page.
+      const banner = page.locator(".verify-banner");
+      expect(await banner.textContent()).toContain(email);
+      await checkPage(page, `${lang} unverified account`, `${lang}${phone ? "-phone" : ""}-account-unverified`);
+      await page.goto("/settings/security");
+      expect(await page.locator("main").textContent()).toContain(words.unverified);
+      await checkPage(
+        page,
+        `${lang} security unverified`,
+        `${lang}${phone ? "-phone" : ""}-settings-security-unverified`,
+      );
+      if (lang === "ko") await expectNoEnglish(page, "ko security");
+
+      // Send again: a new mail, and the first link stops working.
+      await banner.getByRole("button", { name: words.sendAgain }).click();
+      await banner.getByRole("status").filter({ hasText: /./ }).waitFor();
+      const second = await smtp.next(email);
+      const secondPath = pathOf(second, "/verify-email");
+      const stranger = await newContext(locale, phone);
+      const other = await stranger.newPage();
+      await other.goto(firstPath);
+      await other.getByRole("button", { name: words.confirm, exact: true }).click();
+      await other.locator("main").getByRole("alert").waitFor();
+      await checkPage(other, `${lang} verify refused`, `${lang}${phone ? "-phone" : ""}-verify-email-invalid`);
+
+      // The link works without being signed in (the link is the proof), once.
+      await other.goto(secondPath);
+      await other.waitForFunction(() => window.location.hash === "");
+      await checkPage(other, `${lang} verify`, `${lang}${phone ? "-phone" : ""}-verify-email`);
+      if (lang === "ko") await expectNoEnglish(other, "ko verify");
+      await other.getByRole("button", { name: words.confirm, exact: true }).click();
+      const done = other.locator("main").getByRole("status");
+      await done.waitFor();
+      expect(await done.textContent()).toContain(words.done);
+      await checkPage(other, `${lang} verified`, `${lang}${phone ? "-phone" : ""}-verify-email-done`);
+      await other.goto(secondPath);
+      await other.getByRole("button", { name: words.confirm, exact: true }).click();
+      await other.locator("main").getByRole("alert").waitFor();
+
+      await page.goto("/settings/security");
+      expect(await page.locator(".verify-banner").count()).toBe(0);
+      expect(await page.locator("main .badge").first().textContent()).toBe(words.verified);
+      await page.goto("/settings/security-log");
+      expect(await page.locator("ol.log > li strong").first().textContent()).toBe(words.logged);
+      expect(await logKinds(email)).toEqual(["sign_in", "email_verified"]);
+      await context.close();
+      await stranger.close();
+    }
+  });
+});
+
+describe("change of email", () => {
+  it("checks the password, refuses an address in use keeping what was typed, and changes when the new address confirms", async () => {
+    const email = newEmail();
+    const taken = newEmail();
+    const target = newEmail();
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, email);
+    const takenContext = await newContext();
+    await signUp(await takenContext.newPage(), taken);
+    await takenContext.close();
+    // Another browser of the account stays signed in through the change.
+    const second = await newContext("ko-KR", true);
+    const secondPage = await second.newPage();
+    await secondPage.goto("/sign-in");
+    await secondPage.getByLabel("이메일").fill(email);
+    await secondPage.getByLabel("비밀번호").fill(PASSWORD);
+    await secondPage.locator("main form button[type=submit]").click();
+    await secondPage.waitForURL(/\/account$/);
+
+    await page.goto("/settings/security");
+    await page.getByLabel("New email").fill(taken);
+    await page.locator("#email-current-password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Send the link", exact: true }).click();
+    await page.locator("main").getByRole("alert").waitFor();
+    expect(await page.locator("main").getByRole("alert").textContent()).toBe("Another account uses this address.");
+    expect(await page.getByLabel("New email").inputValue()).toBe(taken);
+    await page.getByLabel("New email").fill(target);
+    await page.locator("#email-current-password").fill("not my password");
+    await page.getByRole("button", { name: "Send the link", exact: true }).click();
+    await page.locator("#email-current-password-error").waitFor();
+    expect(await page.getByLabel("New email").inputValue()).toBe(target);
+    await page.locator("#email-current-password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Send the link", exact: true }).click();
+    const sent = page.locator("main").getByRole("status").filter({ hasText: target });
+    await sent.waitFor();
+    await checkPage(page, "en security change sent", "en-settings-security-email-sent");
+
+    const mail = await smtp.next(target);
+    expect(mail.subject).toBe("Confirm your new Shelf email address");
+    const changePath = pathOf(mail, "/verify-email");
+    // Nothing changes before the link is followed.
+    const [before] = await sql<{ email: string }[]>`select email from accounts where lower(email) = lower(${email})`;
+    expect(before?.email).toBe(email);
+    await secondPage.goto(changePath);
+    await secondPage.getByRole("button", { name: "확인", exact: true }).click();
+    const done = secondPage.locator("main").getByRole("status");
+    await done.waitFor();
+    expect(await done.textContent()).toContain(target);
+    await checkPage(secondPage, "ko phone email changed", "ko-phone-verify-email-changed");
+    await expectNoEnglish(secondPage, "ko email changed");
+
+    const notice = await smtp.next(email);
+    expect(notice.subject).toBe("The email of your Shelf account was changed");
+    expect(notice.text).toContain(target);
+    // Both browsers are still signed in, under the new address; the old address signs in no more.
+    for (const signedIn of [page, secondPage]) {
+      await signedIn.goto("/settings/security");
+      expect(new URL(signedIn.url()).pathname).toBe("/settings/security");
+      expect(await signedIn.locator(".account-email").textContent()).toBe(target);
+    }
+    await secondPage.goto("/settings/security");
+    await checkPage(secondPage, "ko phone security", "ko-phone-settings-security-email");
+    await expectNoEnglish(secondPage, "ko security after change");
+    await page.goto("/settings/security-log");
+    expect(await page.locator("ol.log > li").first().textContent()).toContain(`${email} → ${target}`);
+    expect(await logKinds(target)).toContain("email_changed");
+    const anonymous = await newContext();
+    const anonymousPage = await anonymous.newPage();
+    await signIn(anonymousPage, email, PASSWORD);
+    await anonymousPage.locator("main").getByRole("alert").waitFor();
+    await signIn(anonymousPage, target, PASSWORD);
+    await anonymousPage.waitForURL(/\/account$/);
+    await anonymous.close();
+    await context.close();
+    await second.close();
+  });
+});
+
+describe("account deletion", () => {
+  it("says what happens, needs the password and the email typed, then anonymises the account and signs it out", async () => {
+    for (const [locale, lang] of [
+      ["ko-KR", "ko"],
+      ["en-US", "en"],
+    ] as const) {
+      for (const phone of [false, true]) {
+        const context = await newContext(locale, phone);
+        const page = await context.newPage();
+        const labels =
+          lang === "ko" ? { email: "이메일", password: "비밀번호" } : { email: "Email", password: "Password" };
+        const email = newEmail();
+        await signUp(page, email, labels);
+        await page.goto("/settings/delete-account");
+        const main = (await page.locator("main").textContent()) ?? "";
+        expect(main).toContain(lang === "ko" ? "API 키가 폐기" : "Every API key");
+        expect(main).toContain(lang === "ko" ? "주문과 청구서는" : "Orders and invoices are kept");
+        await checkPage(page, `${lang} delete`, `${lang}${phone ? "-phone" : ""}-settings-delete-account`);
+        if (lang === "ko") {
+          await expectNoEnglish(page, "ko delete");
+          await context.close();
+          continue;
+        }
+        if (!phone) {
+          await context.close();
+          continue;
+        }
+        // A wrong confirmation is refused and keeps what was typed; nothing happens.
+        await page.getByLabel(`Type your email (${email}) to confirm`).fill("someone-else@example.test");
+        await page.locator("#delete-current-password").fill(PASSWORD);
+        await page.getByRole("button", { name: "Delete my account" }).click();
+        await page.locator("main").getByRole("alert").waitFor();
+        expect(await page.getByLabel(`Type your email (${email}) to confirm`).inputValue()).toBe(
+          "someone-else@example.test",
+        );
+        await page.getByLabel(`Type your email (${email}) to confirm`).fill(email);
+        await page.locator("#delete-current-password").fill("not the password");
+        await page.getByRole("button", { name: "Delete my account" }).click();
+        await page.locator("#delete-current-password-error").waitFor();
+        const [still] = await sql<
+          { deleted_at: Date | null }[]
+        >`select deleted_at from accounts where email = ${email}`;
+        expect(still?.deleted_at).toBeNull();
+        await checkPage(page, "en phone delete refused", "en-phone-settings-delete-account-refused");
+
+        await page.locator("#delete-current-password").fill(PASSWORD);
+        await page.getByRole("button", { name: "Delete my account" }).click();
+        await page.waitForURL(/\/account-deleted$/);
+        // Signed out: the header offers to sign in.
+        await page.locator("header").getByRole("link", { name: "Sign in" }).waitFor();
+        await checkPage(page, "en phone deleted", "en-phone-account-deleted");
+        await page.goto("/account");
+        await page.waitForURL(/\/sign-in/);
+        const [gone] = await sql<{ email: string; deleted_at: Date | null; password_hash: string | null }[]>`
+          select a.email, a.deleted_at, a.password_hash from accounts a join security_events e on e.account_id = a.id
+          where e.kind = 'account_deleted' and a.email like 'deleted-%' order by a.deleted_at desc limit 1`;
+        expect(gone).toMatchObject({ password_hash: null, deleted_at: expect.any(Date) });
+        expect(gone?.email).toMatch(/@deleted\.invalid$/);
+        // Signing in as it fails like a wrong password; the address can sign up again.
+        await signIn(page, email, PASSWORD);
+        await page.locator("main").getByRole("alert").waitFor();
+        await signUp(page, email, labels);
+        await context.close();
+      }
     }
   });
 });

@@ -340,9 +340,17 @@ describe("billing", () => {
     // A KRW total shows its VAT (10 %, included): 33,000 won is 30,000 supply and 3,000 VAT.
     expect(theirText).toMatch(/Supply amount.*30,000.*VAT \(10 %\).*3,000.*Total.*33,000/);
 
-    // Withdrawing within the period files a refund request with support, for this order.
+    // A withdrawal refused (the period ended while the form was open) says so and keeps the reason typed.
     await their.getByText("Withdraw from this order").click();
     await their.getByLabel("Reason (optional)").fill("Bought the wrong app.");
+    const [{ paid_at: paidAt } = { paid_at: null }] = await sql<{ paid_at: Date | null }[]>`
+      select paid_at from orders where id = ${order.id}`;
+    await sql`update orders set paid_at = now() - interval '60 days' where id = ${order.id}`;
+    await their.getByRole("button", { name: "Request refund" }).click();
+    await their.locator("main").getByRole("alert").filter({ hasText: "can no longer be withdrawn" }).waitFor();
+    expect(await their.getByLabel("Reason (optional)").inputValue()).toBe("Bought the wrong app.");
+    await sql`update orders set paid_at = ${paidAt} where id = ${order.id}`;
+    // Within the period, it files a refund request with support, for this order.
     await their.getByRole("button", { name: "Request refund" }).click();
     await their.getByRole("status").filter({ hasText: order.number }).waitFor();
     const tickets = await sql<{ kind: string; summary: string; account_email: string }[]>`
@@ -351,6 +359,31 @@ describe("billing", () => {
     expect(tickets).toEqual([
       { kind: "refund_request", summary: `Withdrawal from order ${order.number}`, account_email: email },
     ]);
+
+    // Cards: make another the default, then remove it (after a confirmation); never a card number typed.
+    const cardRows = await sql<
+      { id: number }[]
+    >`insert into payment_methods (account_id, brand, last4, exp_month, exp_year, is_default)
+      select id, 'visa', v.last4, 12, 2040, v.is_default from accounts,
+        (values ('4242', true), ('1881', false)) as v(last4, is_default)
+      where email = ${email} returning id`;
+    await their.goto("/account/billing#cards");
+    const cardItems = their.locator("#cards ~ ul.records > li");
+    await cardItems.filter({ hasText: "1881" }).getByRole("button", { name: "Make default" }).click();
+    await their.waitForFunction(() =>
+      [...document.querySelectorAll("ul.records > li")].some(
+        (li) => li.textContent?.includes("1881") && li.textContent.includes("Default"),
+      ),
+    );
+    const defaults = await sql<{ last4: string }[]>`select last4 from payment_methods
+      where id in ${sql(cardRows.map((row) => row.id))} and is_default`;
+    expect(defaults).toEqual([{ last4: "1881" }]);
+    await cardItems.filter({ hasText: "1881" }).getByRole("button", { name: "Remove card" }).click();
+    await their.getByRole("dialog").getByRole("button", { name: "Remove card" }).click();
+    await their.waitForFunction(() => !document.querySelector("#cards")?.parentElement?.textContent?.includes("1881"));
+    const left = await sql<{ last4: string; is_default: boolean }[]>`select last4, is_default from payment_methods
+      where id in ${sql(cardRows.map((row) => row.id))}`;
+    expect(left).toEqual([{ last4: "4242", is_default: true }]);
     await theirs.close();
   });
 

@@ -90,6 +90,10 @@ export const domainErrors = {
     status: 400,
     message: "This password reset link is unknown, has expired or was already used: ask for a new one.",
   },
+  email_link_invalid: {
+    status: 400,
+    message: "This email link is unknown, has expired, was already used or was replaced by a newer one.",
+  },
   not_found: { status: 404, message: "Not found." },
   install_not_available: { status: 404, message: "There is nothing to install for this product." },
   order_not_found: { status: 404, message: "Order not found." },

@@ -51,6 +51,8 @@ export { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/
 export { createMetadataDocuments } from "./oauth/metadata-documents";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
+export * as accountDeletion from "./routers/accounts/deletion";
+export * as accountEmail from "./routers/accounts/email";
 export * as recovery from "./routers/accounts/recovery";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";

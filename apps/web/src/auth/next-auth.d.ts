@@ -6,6 +6,8 @@ declare module "next-auth" {
     accountId: number;
     /** The session's row id (never its secret). */
     sessionId: number;
+    /** Whether the account's address is verified (the banner asks for it until it is). */
+    emailVerified: boolean;
   }
 }
 
@@ -15,5 +17,6 @@ declare module "next-auth/jwt" {
     sid?: string;
     accountId?: number;
     sessionId?: number;
+    emailVerified?: boolean;
   }
 }

@@ -92,7 +92,14 @@ export function authOptions(): AuthOptions {
         }
         const live = typeof token.sid === "string" ? await withinDeadline(webSessionAccount(db, token.sid)) : null;
         if (!live) throw new SessionEnded();
-        return { ...token, accountId: live.accountId, sessionId: live.sessionId, email: live.email, name: live.name };
+        return {
+          ...token,
+          accountId: live.accountId,
+          sessionId: live.sessionId,
+          email: live.email,
+          name: live.name,
+          emailVerified: live.emailVerified,
+        };
       },
       async session({ session, token }) {
         return {
@@ -100,6 +107,7 @@ export function authOptions(): AuthOptions {
           user: { email: token.email ?? null, name: token.name ?? null },
           accountId: token.accountId,
           sessionId: token.sessionId,
+          emailVerified: token.emailVerified === true,
         };
       },
       // Back to a page of this site only, whatever a callbackUrl says (absolute: next-auth's client parses it).

@@ -20,7 +20,13 @@ class DatabaseUnavailable extends Error {
   }
 }
 
-export type PageSession = { accountId: number; sessionId: number; email: string; name: string | null };
+export type PageSession = {
+  accountId: number;
+  sessionId: number;
+  email: string;
+  name: string | null;
+  emailVerified: boolean;
+};
 
 /**
  * The signed-in person, or null. next-auth opens the sealed cookie and our jwt callback checks the session's row on
@@ -42,6 +48,7 @@ export const currentSession = cache(async (): Promise<PageSession | null> => {
     sessionId: session.sessionId,
     email: session.user?.email ?? "",
     name: session.user?.name ?? null,
+    emailVerified: session.emailVerified === true,
   };
 });
 

@@ -19,6 +19,8 @@ export type WebSessionAccount = {
   accountId: number;
   email: string;
   name: string | null;
+  /** Whether the account's address is verified: unverified, the pages ask for it in a banner. */
+  emailVerified: boolean;
 };
 
 /**
@@ -61,6 +63,7 @@ export async function webSessionAccount(db: Database, secret: string): Promise<W
       lastSeenAt: webSessions.lastSeenAt,
       email: accounts.email,
       name: accounts.name,
+      emailVerifiedAt: accounts.emailVerifiedAt,
     })
     .from(webSessions)
     .innerJoin(accounts, eq(accounts.id, webSessions.accountId))
@@ -75,7 +78,13 @@ export async function webSessionAccount(db: Database, secret: string): Promise<W
   if (Date.now() - row.lastSeenAt.getTime() >= LAST_SEEN_WRITE_INTERVAL_MS) {
     await db.update(webSessions).set({ lastSeenAt: sql`now()` }).where(eq(webSessions.id, row.id));
   }
-  return { sessionId: row.id, accountId: row.accountId, email: row.email, name: row.name };
+  return {
+    sessionId: row.id,
+    accountId: row.accountId,
+    email: row.email,
+    name: row.name,
+    emailVerified: row.emailVerifiedAt !== null,
+  };
 }
 
 /**

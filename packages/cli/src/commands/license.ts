@@ -54,10 +54,11 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     delete cached[String(product.id)];
     await writeJson(licensesFile(context), cached);
     throw new CliError(
-      `This device was cut off from ${product.name} by the service.`,
+      // The signed policy does not say who blocked it: the account's owner (the product page) or the seller.
+      `This device is blocked from ${product.name}: its account's owner blocked it on the product's page, or the seller cut it off.`,
       ExitCode.notEntitled,
       "device_revoked",
-      "Ask support to restore the device, or use the product on another device.",
+      "Only the seller's support can restore the device; use the product on another device meanwhile.",
     );
   }
 

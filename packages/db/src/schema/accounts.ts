@@ -14,6 +14,16 @@ export const accounts = pgTable(
     termsAcceptedAt: timestamp({ withTimezone: true }),
     acceptedTermsUrl: text(),
     acceptedPrivacyUrl: text(),
+    /**
+     * When the person proved they read mail at `email` (the sign-up mail's link, or the confirmation of a new address);
+     * null: unverified. Accounts the operator or the demo creates are verified at creation.
+     */
+    emailVerifiedAt: timestamp({ withTimezone: true }),
+    /**
+     * When the account was deleted. Its row stays, anonymised, because orders and invoices are sales records kept for
+     * tax law: `email` is then a unique placeholder at a non-routable domain, `name` and `passwordHash` are null.
+     */
+    deletedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
 import { products } from "./catalog";
 
 /**
@@ -23,7 +24,10 @@ export const clientPolicy = pgTable(
   ],
 );
 
-/** A device an operator cut off from a product: its license checks fail, and the policy tells its clients. */
+/**
+ * A device cut off from a product, by an operator or by the owner of an account it was seated in: its license checks
+ * fail, and the policy tells its clients.
+ */
 export const clientPolicyRevocations = pgTable(
   "client_policy_revocations",
   {
@@ -33,6 +37,11 @@ export const clientPolicyRevocations = pgTable(
       .references(() => products.id, { onDelete: "cascade" }),
     /** The identifier the device reports (`device_id` of license checks). */
     deviceIdentifier: text().notNull(),
+    /**
+     * The account whose owner blocked the device from the product page; null for the operator's `policy:revoke`. Its
+     * license checks then say the account's owner blocked it, not the seller.
+     */
+    blockedByAccountId: integer().references(() => accounts.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("client_policy_revocations_product_device_key").on(t.productId, t.deviceIdentifier)],

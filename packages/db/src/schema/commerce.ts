@@ -52,9 +52,11 @@ export const orders = pgTable(
   "orders",
   {
     id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    // Sales records outlive the account (tax retention): deleting an account anonymises its row, and a DELETE of an
+    // account that has orders or invoices is refused.
     accountId: integer()
       .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+      .references(() => accounts.id, { onDelete: "restrict" }),
     /** What people quote: `SH-` and the date and a sequence, unique. */
     number: text().notNull(),
     status: text().$type<OrderStatus>().notNull(),
@@ -126,7 +128,7 @@ export const invoices = pgTable(
     id: integer().primaryKey().generatedAlwaysAsIdentity(),
     accountId: integer()
       .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+      .references(() => accounts.id, { onDelete: "restrict" }),
     number: text().notNull(),
     status: text().$type<InvoiceStatus>().notNull(),
     currency: text().notNull(),

@@ -9,12 +9,14 @@ export const securityEventKinds = [
   "password_changed",
   "password_reset",
   "email_changed",
+  "email_verified",
   "key_created",
   "key_revoked",
   "device_released",
   "device_blocked",
   "app_connected",
   "app_disconnected",
+  "account_deleted",
 ] as const;
 export type SecurityEventKind = (typeof securityEventKinds)[number];
 
@@ -66,5 +68,38 @@ export const passwordResets = pgTable(
     uniqueIndex("password_resets_token_hash_key").on(t.tokenHash),
     index().on(t.accountId),
     check("password_resets_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
+  ],
+);
+
+/** What an email link proves: the address of the account (sign-up), or a new address the account asked to move to. */
+export const emailLinkPurposes = ["verify", "change"] as const;
+export type EmailLinkPurpose = (typeof emailLinkPurposes)[number];
+
+/**
+ * A link mailed to an address to prove the person reads mail there: the verification at sign-up (`verify`, to the
+ * account's address) or a change of email (`change`, to the new address, which becomes the account's only when the link
+ * is followed). Only the SHA-256 of its secret is stored; it works once (`usedAt`) and for a short time; asking again
+ * ends the links of the same purpose asked for before.
+ */
+export const emailLinks = pgTable(
+  "email_links",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    purpose: text().$type<EmailLinkPurpose>().notNull(),
+    /** The address the link was mailed to, which following it verifies (or makes the account's). */
+    email: text().notNull(),
+    tokenHash: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    usedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("email_links_token_hash_key").on(t.tokenHash),
+    index().on(t.accountId),
+    check("email_links_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
+    check("email_links_purpose", sql`${t.purpose} IN ('verify', 'change')`),
   ],
 );

@@ -1,9 +1,13 @@
 "use server";
 
+import { DomainError } from "@shelf/api";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
+import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
+import { failedForm, refusalOf } from "../../../src/forms/errors";
 import { postedId, settleRemoval } from "../../../src/forms/settle";
+import type { FormState } from "../../../src/forms/state";
 
 /** Stops a subscription renewing at the end of its period (`subscription:cancel --at-period-end`). */
 export async function cancelSubscriptionAction(form: FormData): Promise<void> {
@@ -21,30 +25,45 @@ export async function resumeSubscriptionAction(form: FormData): Promise<void> {
   revalidatePath("/account/billing");
 }
 
+/** Makes one of the person's cards the default: renewals move to it. */
+export async function makeDefaultCardAction(form: FormData): Promise<void> {
+  const session = await requireSession("/account/billing");
+  const id = postedId(form);
+  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).orders.makeDefaultCard({ id }));
+  revalidatePath("/account/billing");
+}
+
+/** Removes one of the person's cards (after a confirmation); the next card becomes the default. */
+export async function removeCardAction(form: FormData): Promise<void> {
+  const session = await requireSession("/account/billing");
+  const id = postedId(form);
+  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).orders.removeCard({ id }));
+  revalidatePath("/account/billing");
+}
+
 /**
  * Withdraws from an order within the withdrawal period: files a support report of kind `refund_request` (support
- * decides and refunds). Only an order of this account that `can_withdraw`; the page then says it was filed.
+ * decides and refunds). Only an order of this account that `can_withdraw`; the page then says it was filed. A refusal
+ * (the period ended meanwhile, a reason too long) is said on the form, which keeps the reason typed.
  */
-export async function withdrawOrderAction(form: FormData): Promise<void> {
+export async function withdrawOrderAction(_state: FormState, form: FormData): Promise<FormState> {
   const session = await requireSession("/account/billing");
   const id = postedId(form);
   const caller = await pageCaller(session);
-  const reason = String(form.get("reason") ?? "")
-    .trim()
-    .slice(0, 10_000);
-  const order =
-    id === null
-      ? null
-      : await caller.orders.show({ order: id }).then(
-          (shown) => shown.order,
-          () => null,
-        );
-  if (!order) redirect("/account/billing#orders");
-  let filed = true;
-  await settleRemoval(async () => {
-    filed = false;
+  const reason = String(form.get("reason") ?? "").trim();
+  let number: string;
+  try {
+    if (id === null) throw new DomainError("order_not_found");
+    const { order } = await caller.orders.show({ order: id });
     await caller.reports.withdraw({ order: order.id, ...(reason ? { reason } : {}) });
-    filed = true;
-  });
-  redirect(filed ? `/account/billing?withdrawn=${encodeURIComponent(order.number)}#orders` : "/account/billing#orders");
+    number = order.number;
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal instanceof DomainError && (refusal.code === "conflict" || refusal.code === "order_not_found")) {
+      const t = await getTranslations("billing");
+      return { status: "failed", message: t("withdrawClosed"), fields: {}, code: refusal.code };
+    }
+    return failedForm(error);
+  }
+  redirect(`/account/billing?withdrawn=${encodeURIComponent(number)}#orders`);
 }

@@ -3,7 +3,8 @@ import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
 import { dateFormatter, moneyFormatter } from "../../../src/format";
-import { cancelSubscriptionAction, resumeSubscriptionAction, withdrawOrderAction } from "./actions";
+import { cancelSubscriptionAction, makeDefaultCardAction, removeCardAction, resumeSubscriptionAction } from "./actions";
+import { WithdrawForm } from "./withdraw-form";
 
 /** Invoices per page: the API's `limit`, its `next_cursor` the next page's `after`. */
 const INVOICES_PER_PAGE = 5;
@@ -192,15 +193,7 @@ export default async function BillingPage({ searchParams }: Props) {
                 {order.can_withdraw && (
                   <details className="withdraw">
                     <summary>{t("withdraw")}</summary>
-                    <form action={withdrawOrderAction} className="stack">
-                      <input type="hidden" name="id" value={order.id} />
-                      <p className="muted small">{t("withdrawLead")}</p>
-                      <label htmlFor={`reason-${order.id}`}>{t("reason")}</label>
-                      <textarea id={`reason-${order.id}`} name="reason" rows={3} maxLength={10000} />
-                      <button type="submit" className="button danger small">
-                        {t("withdrawSubmit")}
-                      </button>
-                    </form>
+                    <WithdrawForm orderId={order.id} />
                   </details>
                 )}
               </li>
@@ -269,6 +262,26 @@ export default async function BillingPage({ searchParams }: Props) {
                 </span>{" "}
                 {card.is_default && <span className="badge">{t("default")}</span>}{" "}
                 {card.expired && <span className="badge warn">{t("expired")}</span>}
+                <div className="inline-form">
+                  {!card.is_default && (
+                    <form action={makeDefaultCardAction}>
+                      <input type="hidden" name="id" value={card.id} />
+                      <button type="submit" className="button secondary small">
+                        {t("makeDefault")}
+                      </button>
+                    </form>
+                  )}
+                  <ConfirmButton
+                    label={t("removeCard")}
+                    title={t("removeCardTitle", { card: `${card.brand} ${card.masked_number}` })}
+                    body={card.is_default && cards.length > 1 ? t("removeDefaultBody") : t("removeCardBody")}
+                    confirmLabel={t("removeCard")}
+                    cancelLabel={t("keepCard")}
+                    action={removeCardAction}
+                    fields={{ id: String(card.id) }}
+                    dialogId={`remove-card-${card.id}`}
+                  />
+                </div>
               </li>
             ))}
           </ul>

@@ -11,8 +11,10 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 const PAGE_SIZE = 25;
 
-/** What the log's `detail` names, as a short phrase: a key's name and prefix, an app, a device. */
+/** What the log's `detail` names, as a short phrase: a key's name and prefix, an app, a device, an address. */
 function subject(detail: Record<string, string | number | null>): string | null {
+  if (typeof detail.from === "string" && typeof detail.to === "string") return `${detail.from} → ${detail.to}`;
+  if (typeof detail.email === "string") return detail.email;
   const named = detail.name ?? detail.client ?? null;
   const prefix = typeof detail.prefix === "string" ? detail.prefix : null;
   if (named !== null && prefix) return `${named} (${prefix}…)`;

@@ -1,8 +1,102 @@
 "use server";
 
+import { accountDeletion, accountEmail, DomainError, ValidationError } from "@shelf/api";
+import { redirect } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
+import { emailDeps } from "../../../src/auth/email-deps";
 import { pageCaller, requireSession } from "../../../src/auth/session";
-import { failedForm } from "../../../src/forms/errors";
+import { failedForm, refusalOf } from "../../../src/forms/errors";
 import type { FormState } from "../../../src/forms/state";
+import { getRuntime } from "../../../src/runtime";
+
+async function pageLanguage(): Promise<"en" | "ko"> {
+  return (await getLocale()) === "ko" ? "ko" : "en";
+}
+
+/** A refusal of too many mails or password checks, with the minutes to wait, in the page's language. */
+async function throttledForm(refusal: DomainError) {
+  const t = await getTranslations("email");
+  const seconds = Number(refusal.details?.retry_after_seconds ?? 60);
+  return {
+    status: "failed" as const,
+    message: t("throttled", { minutes: Math.max(1, Math.ceil(seconds / 60)) }),
+    fields: {},
+    code: refusal.code,
+  };
+}
+
+/** "Send again": a new verification link to the account's address (three mails an hour per account). */
+export async function resendVerificationAction(
+  _state: FormState<{ sent: boolean }>,
+  _form: FormData,
+): Promise<FormState<{ sent: boolean }>> {
+  const session = await requireSession("/settings/security");
+  try {
+    const result = await accountEmail.sendVerificationMail(
+      getRuntime().db,
+      emailDeps(),
+      session.accountId,
+      await pageLanguage(),
+    );
+    return { status: "done", data: result };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
+    return failedForm(error);
+  }
+}
+
+/**
+ * A change of email: the current password, then a link to the new address; the address changes when it is followed.
+ * The form keeps the new address typed after a refusal.
+ */
+export async function changeEmailAction(
+  _state: FormState<{ email: string }>,
+  form: FormData,
+): Promise<FormState<{ email: string }>> {
+  const session = await requireSession("/settings/security");
+  try {
+    const result = await accountEmail.requestEmailChange(getRuntime().db, emailDeps(), session.accountId, {
+      current_password: String(form.get("current_password") ?? ""),
+      new_email: String(form.get("new_email") ?? ""),
+      language: await pageLanguage(),
+    });
+    return { status: "done", data: result };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
+    const said = refusal instanceof ValidationError ? refusal.errors.new_email?.[0] : undefined;
+    if (said === "is used by another account" || said === "is already the email of this account") {
+      const t = await getTranslations("email");
+      const message = said === "is used by another account" ? t("inUse") : t("same");
+      return { status: "failed", message, fields: { new_email: [message] } };
+    }
+    return failedForm(error);
+  }
+}
+
+/**
+ * Deletes the account (the password, and its email typed again): anonymised in one transaction, every session ended,
+ * then the page that says what happened.
+ */
+export async function deleteAccountAction(_state: FormState, form: FormData): Promise<FormState> {
+  const session = await requireSession("/settings/delete-account");
+  try {
+    await accountDeletion.deleteAccount(getRuntime().db, getRuntime().guessLimits.signIn, session.accountId, {
+      current_password: String(form.get("current_password") ?? ""),
+      confirm_email: String(form.get("confirm_email") ?? ""),
+    });
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
+    if (refusal instanceof ValidationError && refusal.errors.confirm_email) {
+      const t = await getTranslations("deletion");
+      return { status: "failed", message: t("confirmMismatch"), fields: { confirm_email: [t("confirmMismatch")] } };
+    }
+    return failedForm(error);
+  }
+  redirect("/account-deleted");
+}
 
 /** Changes the password (the current one checked and counted like a sign-in) and ends every other session. */
 export async function changePasswordAction(

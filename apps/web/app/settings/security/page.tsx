@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { requireSession } from "../../../src/auth/session";
+import { EmailForm } from "./email-form";
 import { NameForm } from "./name-form";
 import { PasswordForm } from "./password-form";
 
@@ -12,6 +13,8 @@ export default async function SecurityPage() {
   const session = await requireSession("/settings/security");
   const t = await getTranslations("security");
   const profile = await getTranslations("profile");
+  const email = await getTranslations("email");
+  const deletion = await getTranslations("deletion");
   return (
     <section className="stack-large">
       <header>
@@ -22,9 +25,33 @@ export default async function SecurityPage() {
         <h2>{profile("title")}</h2>
         <NameForm name={session.name} />
       </section>
+      <section className="card narrow-card stack">
+        <h2>{email("title")}</h2>
+        <p className="row">
+          <span className="account-address">{session.email}</span>{" "}
+          {session.emailVerified ? (
+            <span className="badge">{email("verifiedBadge")}</span>
+          ) : (
+            <span className="badge warn">{email("unverifiedBadge")}</span>
+          )}
+        </p>
+        {!session.emailVerified && <p className="muted">{email("unverifiedHint")}</p>}
+        <h3>{email("changeTitle")}</h3>
+        <p className="muted">{email("changeLead")}</p>
+        <EmailForm />
+      </section>
       <section className="card narrow-card">
         <h2>{t("passwordTitle")}</h2>
         <PasswordForm />
+      </section>
+      <section className="card narrow-card stack">
+        <h2>{deletion("title")}</h2>
+        <p className="muted">{deletion("teaser")}</p>
+        <p>
+          <a href="/settings/delete-account" className="button secondary">
+            {deletion("open")}
+          </a>
+        </p>
       </section>
     </section>
   );

@@ -20,6 +20,7 @@ describe("changing one's name", () => {
       id: me.id,
       email: me.email,
       name: "Ada Lovelace",
+      email_verified: false,
     });
     expect((await caller.account.me()).name).toBe("Ada Lovelace");
     await expect(caller.account.changeName({ name: "x".repeat(201) })).rejects.toThrow();

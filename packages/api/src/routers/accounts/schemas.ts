@@ -44,7 +44,30 @@ export const ChangedPasswordData = z.object({
 export const ChangeNameInput = z.object({ name: z.string().trim().max(200) });
 export type ChangeNameInput = z.input<typeof ChangeNameInput>;
 
-export const MeData = z.object({ id: z.number().int(), email: z.string(), name: z.string().nullable() });
+export const MeData = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  name: z.string().nullable(),
+  /** Whether the person followed the link mailed to the address (sign-up, or the change to it). */
+  email_verified: z.boolean(),
+});
+
+/** A change of email: the current password, and the new address, which a mailed link must confirm. */
+export const EmailChangeInput = z.object({
+  current_password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
+  new_email: z.string().trim().max(254).pipe(z.email()),
+});
+export type EmailChangeInput = z.input<typeof EmailChangeInput>;
+
+/** An email link's secret, as the page read it from the link's fragment. */
+export const EmailLinkInput = z.object({ token: z.string().min(1).max(128) });
+
+/** Deleting the account: the current password, and the account's email typed again. */
+export const DeleteAccountInput = z.object({
+  current_password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
+  confirm_email: z.string().trim().max(254),
+});
+export type DeleteAccountInput = z.input<typeof DeleteAccountInput>;
 
 export const PasswordResetRequestInput = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 

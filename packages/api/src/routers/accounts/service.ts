@@ -1,6 +1,6 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { SessionCaller } from "../../auth/caller";
 import type { SignInLimits } from "../../auth/guess-limits";
 import { hashPassword, verifyPassword } from "../../auth/password";
@@ -23,12 +23,16 @@ export function toAccountRecord(row: AccountRow): AccountRecord {
   };
 }
 
-/** Emails are unique whatever their case (the `accounts_email_lower_key` index); lookups ignore case too. */
+/**
+ * Emails are unique whatever their case (the `accounts_email_lower_key` index); lookups ignore case too. A deleted
+ * account is found by nobody (sign-in, password reset, the operator's commands, the demo seed), not even by its
+ * placeholder address.
+ */
 export async function findAccountByEmail(db: Database, email: string): Promise<AccountRow | null> {
   const [row] = await db
     .select()
     .from(accounts)
-    .where(eq(sql`lower(${accounts.email})`, email.trim().toLowerCase()));
+    .where(and(eq(sql`lower(${accounts.email})`, email.trim().toLowerCase()), isNull(accounts.deletedAt)));
   return row ?? null;
 }
 
@@ -41,15 +45,28 @@ export async function requireAccountByEmail(db: Database, email: string): Promis
 export async function createAccount(
   db: Database,
   rawInput: CreateAccountInput,
-  /** What sign-up records with the account in the same insert: the acceptance of the terms. */
-  recorded: Pick<typeof accounts.$inferInsert, "termsAcceptedAt" | "acceptedTermsUrl" | "acceptedPrivacyUrl"> = {},
+  /**
+   * What sign-up records with the account in the same insert: the acceptance of the terms, and an unverified address.
+   * Without it (the operator's `account:create`, the demo), the operator vouches for the address: verified.
+   */
+  recorded: Pick<
+    typeof accounts.$inferInsert,
+    "termsAcceptedAt" | "acceptedTermsUrl" | "acceptedPrivacyUrl" | "emailVerifiedAt"
+  > = {},
 ): Promise<AccountRecord> {
   const { email, name, password, language } = parseInput(CreateAccountInput, rawInput);
   const passwordHash = password ? await hashPassword(password) : null;
   try {
     const [row] = await db
       .insert(accounts)
-      .values({ email, name: name ?? null, passwordHash, language: language ?? null, ...recorded })
+      .values({
+        email,
+        name: name ?? null,
+        passwordHash,
+        language: language ?? null,
+        emailVerifiedAt: new Date(),
+        ...recorded,
+      })
       .returning();
     return toAccountRecord(row as AccountRow);
   } catch (error) {
@@ -76,23 +93,25 @@ export async function signUp(db: Database, rawInput: SignUpInput, legal: LegalTe
   return createAccount(
     db,
     { email: input.email, password: input.password, name: input.name || null, language: input.language ?? null },
+    // The address is verified by the link of the mail the pages send next (`sendVerificationMail`).
     published
       ? {
           termsAcceptedAt: new Date(),
           acceptedTermsUrl: legal.termsUrl ?? null,
           acceptedPrivacyUrl: legal.privacyUrl ?? null,
+          emailVerifiedAt: null,
         }
-      : {},
+      : { emailVerifiedAt: null },
   );
 }
 
 export async function getMe(db: Database, accountId: number) {
   const [row] = await db
-    .select({ id: accounts.id, email: accounts.email, name: accounts.name })
+    .select({ id: accounts.id, email: accounts.email, name: accounts.name, verifiedAt: accounts.emailVerifiedAt })
     .from(accounts)
     .where(eq(accounts.id, accountId));
   if (!row) throw new DomainError("not_found", "Account not found.");
-  return row;
+  return { id: row.id, email: row.email, name: row.name, email_verified: row.verifiedAt !== null };
 }
 
 /** Changes the signed-in person's name (empty: none). */
@@ -102,9 +121,38 @@ export async function changeName(db: Database, accountId: number, rawInput: Chan
     .update(accounts)
     .set({ name: name || null })
     .where(eq(accounts.id, accountId))
-    .returning({ id: accounts.id, email: accounts.email, name: accounts.name });
+    .returning({ id: accounts.id, email: accounts.email, name: accounts.name, verifiedAt: accounts.emailVerifiedAt });
   if (!row) throw new DomainError("not_found", "Account not found.");
-  return row;
+  return { id: row.id, email: row.email, name: row.name, email_verified: row.verifiedAt !== null };
+}
+
+/**
+ * Checks the signed-in person's password before a change that needs it (password, email, deletion). Each check counts
+ * like a sign-in attempt against the account, and is given back when right, so the form cannot be used to guess.
+ */
+export async function checkOwnPassword(
+  db: Database,
+  limits: SignInLimits,
+  accountId: number,
+  password: string,
+  field = "current_password",
+): Promise<void> {
+  const [account] = await db
+    .select({ passwordHash: accounts.passwordHash })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!account) throw new DomainError("not_found", "Account not found.");
+  const key = `account-id:${accountId}`;
+  const attempt = await limits.account.take(key);
+  if (!attempt.allowed) {
+    throw new DomainError("rate_limited", "Too many wrong passwords: try again later.", {
+      retry_after_seconds: attempt.retryAfterSeconds,
+    });
+  }
+  if (!account.passwordHash || !(await verifyPassword(password, account.passwordHash))) {
+    throw new ValidationError({ [field]: ["is not your current password"] });
+  }
+  await limits.account.giveBack(key);
 }
 
 /**
@@ -118,22 +166,7 @@ export async function changePassword(
   rawInput: ChangePasswordInput,
 ): Promise<{ ended_sessions: number }> {
   const input = parseInput(ChangePasswordInput, rawInput);
-  const [account] = await db
-    .select({ passwordHash: accounts.passwordHash })
-    .from(accounts)
-    .where(eq(accounts.id, caller.accountId));
-  if (!account) throw new DomainError("not_found", "Account not found.");
-  const key = `account-id:${caller.accountId}`;
-  const attempt = await limits.account.take(key);
-  if (!attempt.allowed) {
-    throw new DomainError("rate_limited", "Too many wrong passwords: try again later.", {
-      retry_after_seconds: attempt.retryAfterSeconds,
-    });
-  }
-  if (!account.passwordHash || !(await verifyPassword(input.current_password, account.passwordHash))) {
-    throw new ValidationError({ current_password: ["is not your current password"] });
-  }
-  await limits.account.giveBack(key);
+  await checkOwnPassword(db, limits, caller.accountId, input.current_password);
   const passwordHash = await hashPassword(input.new_password);
   return db.transaction(async (tx) => {
     await tx.update(accounts).set({ passwordHash }).where(eq(accounts.id, caller.accountId));

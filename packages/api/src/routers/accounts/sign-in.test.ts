@@ -143,6 +143,7 @@ describe("web sessions", () => {
       accountId: account.id,
       email: account.email,
       name: account.name,
+      emailVerified: false,
     });
     const rows = await testDb.db.select().from(schema.webSessions).where(eq(schema.webSessions.accountId, account.id));
     expect(JSON.stringify(rows)).not.toContain(first.secret);

@@ -70,7 +70,7 @@ export async function revokeDevice(
     if (!product) throw new DomainError("not_found", "Product not found.");
     await tx
       .insert(clientPolicyRevocations)
-      .values({ productId, deviceIdentifier })
+      .values({ productId, deviceIdentifier, blockedByAccountId: by?.accountId ?? null })
       .onConflictDoNothing({ target: [clientPolicyRevocations.productId, clientPolicyRevocations.deviceIdentifier] });
     const released = await tx
       .delete(deviceActivations)

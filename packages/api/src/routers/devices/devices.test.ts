@@ -443,7 +443,9 @@ describe("blocking a device from the product page (a signed-in person)", () => {
     const blocked = await caller.device.block({ id: mine?.id as number, product: product.id });
     expect(blocked).toMatchObject({ product_id: product.id, device_id: "lost-mac", seats_released: 1 });
     const again = await post("/api/license/check", key, { product_id: product.id, device_id: "lost-mac" });
+    // Worded for a block by the account's owner, not by the seller.
     expect(again.body).toMatchObject({ licensed: false, code: "device_revoked" });
+    expect(again.body.message).toContain("blocked from the product by the account's owner");
     const theirCheck = await post("/api/license/check", stranger.key, {
       product_id: strangerProduct.id,
       device_id: "their-pc",

@@ -34,6 +34,8 @@ type LicenseState = {
   /** The most recent lapsed entitlement when there is no live one: `revoked` or `expired`. */
   lapsed: "revoked" | "expired" | null;
   device_revoked: boolean;
+  /** The device was blocked by the owner of this account (the product page), not by the seller. */
+  device_blocked_by_owner: boolean;
   /** The version the client runs is a release of this product published after its updates ended. */
   version_outside_window: boolean;
   ttl_days: number;
@@ -65,6 +67,9 @@ const LICENSE_STATE_SQL = `
     ) end as lapsed,
     $4::text is not null and exists (select 1 from client_policy_revocations r
       where r.product_id = c.id and r.device_identifier = $4::text) as device_revoked,
+    $4::text is not null and exists (select 1 from client_policy_revocations r
+      where r.product_id = c.id and r.device_identifier = $4::text and r.blocked_by_account_id = $1)
+      as device_blocked_by_owner,
     coalesce((select r.released_at > best.updates_supported_until from releases r
       where r.product_id = c.id and r.yanked_at is null and r.version_sort = shelf_semver_sort_key($5::text)
       order by r.id limit 1), false) as version_outside_window,
@@ -162,6 +167,14 @@ const messages: Record<LicenseCode, string> = {
   version_outside_update_window:
     "This version came out after the account's updates ended: use a version released while they were included.",
 };
+
+/** The same code (`device_revoked`, as the contract names it), worded for a block the account's owner made. */
+const BLOCKED_BY_OWNER_MESSAGE =
+  "This device was blocked from the product by the account's owner (on the product's page). Only the seller's support can restore it.";
+
+function messageOf(code: LicenseCode, state: LicenseState): string {
+  return code === "device_revoked" && state.device_blocked_by_owner ? BLOCKED_BY_OWNER_MESSAGE : messages[code];
+}
 
 function decide(state: LicenseState, deviceId: string | null | undefined): LicenseCode {
   if (state.grant_type === null) {
@@ -335,7 +348,7 @@ export async function checkLicense(
     product_id: state.id,
     licensed: code === "valid",
     code,
-    message: messages[code],
+    message: messageOf(code, state),
     access_source: state.grant_type,
     access_expires_at: state.access_expires_at,
     updates_supported_until: state.updates_supported_until,
@@ -366,7 +379,7 @@ export async function productLicense(db: Database, caller: Caller, access: Produ
       product_id: access.id,
       licensed: code === "valid",
       code,
-      message: messages[code],
+      message: messageOf(code, license),
       access_source: license.grant_type,
       access_expires_at: license.access_expires_at,
       updates_supported_until: license.updates_supported_until,

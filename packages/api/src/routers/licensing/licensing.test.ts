@@ -424,7 +424,11 @@ describe("the product license and releasing a device", () => {
     const revoked = await revokeDevice(testDb.db, product.id, "ROGUE");
     expect(revoked.seats_released).toBe(1);
     expect(await seats(account.id, product.id)).toBe(0);
-    expect((await check(key, { product_id: product.id, device_id: "ROGUE" })).body.code).toBe("device_revoked");
+    const refused = (await check(key, { product_id: product.id, device_id: "ROGUE" })).body;
+    expect(refused).toMatchObject({
+      code: "device_revoked",
+      message: "This device was cut off from the product by the seller.",
+    });
     expect((await check(key, { product_id: product.id, device_id: "HONEST" })).status).toBe(200);
     const { restoreDevice } = await import("../client-config/admin-service");
     await restoreDevice(testDb.db, product.id, "ROGUE");

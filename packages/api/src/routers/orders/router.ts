@@ -2,8 +2,9 @@ import { z } from "zod";
 import type { Context } from "../../context";
 import { answerLanguageOf } from "../../language";
 import { IdParam } from "../../schemas/common";
-import { accountProcedure, router } from "../../trpc";
+import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
+import { makeDefaultCard, removeCard } from "./cards";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
 
@@ -107,4 +108,18 @@ export const ordersRouter = router({
     .input(z.object({}))
     .output(PaymentMethodsData)
     .query(({ ctx }) => listPaymentMethods(ctx.db, ctx.caller)),
+
+  /** The billing page: make one of the person's own cards the default (renewals move to it). */
+  makeDefaultCard: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(z.object({ id: z.number().int().positive() }))
+    .output(z.object({ id: z.number().int() }))
+    .mutation(({ ctx, input }) => makeDefaultCard(ctx.db, ctx.caller.accountId, input.id)),
+
+  /** The billing page: remove one of the person's own cards (another becomes the default). */
+  removeCard: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(z.object({ id: z.number().int().positive() }))
+    .output(z.object({ removed: z.number().int(), default_card: z.number().int().nullable() }))
+    .mutation(({ ctx, input }) => removeCard(ctx.db, ctx.caller.accountId, input.id)),
 });

@@ -1,0 +1,57 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useActionState, useEffect, useRef } from "react";
+import { TextField } from "../../../src/components/text-field";
+import { keepTyped } from "../../../src/forms/keep-typed";
+import { idle } from "../../../src/forms/state";
+import { changeEmailAction } from "./actions";
+
+/** A change of email: the new address and the current password; the new address stays typed after a refusal. */
+export function EmailForm() {
+  const t = useTranslations("email");
+  const [state, action, pending] = useActionState(changeEmailAction, idle);
+  const message = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (state.status !== "idle") message.current?.focus();
+  }, [state]);
+  const fields = state.status === "failed" ? state.fields : {};
+  return (
+    <form action={action} onSubmit={keepTyped(action)} className="stack">
+      {state.status === "failed" && (
+        <p className="error" role="alert" tabIndex={-1} ref={message}>
+          {state.message}
+        </p>
+      )}
+      {state.status === "done" && (
+        <p className="notice" role="status" tabIndex={-1} ref={message}>
+          {t("changeSent", { email: state.data.email })}
+        </p>
+      )}
+      <TextField
+        id="new-email"
+        name="new_email"
+        label={t("newEmail")}
+        hint={t("newEmailHint")}
+        type="email"
+        autoComplete="email"
+        required
+        maxLength={254}
+        errors={fields.new_email}
+      />
+      <TextField
+        id="email-current-password"
+        name="current_password"
+        label={t("password")}
+        type="password"
+        autoComplete="current-password"
+        required
+        maxLength={1024}
+        errors={fields.current_password}
+      />
+      <button type="submit" className="button" disabled={pending}>
+        {pending ? t("changing") : t("change")}
+      </button>
+    </form>
+  );
+}
