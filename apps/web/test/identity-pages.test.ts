@@ -182,11 +182,14 @@ describe("forgot password in the browser, through real SMTP", () => {
     await page.getByRole("button", { name: "Send the link", exact: true }).click();
     await page.locator("main").getByRole("alert").waitFor();
     expect(await page.getByLabel("Email").inputValue()).toBe("someone@localhost");
+    // The answer takes the focus (FormMessage), so the keyboard and a screen reader land on it.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("alert");
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Send the link", exact: true }).click();
     const sent = page.locator("main").getByRole("status");
     await sent.waitFor();
     expect(await sent.textContent()).toContain(`If an account uses ${email}`);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("status");
     await checkPage(page, "en forgot-password sent", "en-forgot-password-sent");
 
     const mail = await smtp.next(email);

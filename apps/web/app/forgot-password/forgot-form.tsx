@@ -1,8 +1,9 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState } from "react";
 import { TextField } from "../../src/components/text-field";
+import { FormMessage } from "../../src/forms/form-message";
 import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { requestResetAction } from "./actions";
@@ -11,16 +12,10 @@ import { requestResetAction } from "./actions";
 export function ForgotForm() {
   const t = useTranslations("recovery");
   const [state, action, pending] = useActionState(requestResetAction, idle);
-  const message = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
-    if (state.status !== "idle") message.current?.focus();
-  }, [state]);
   if (state.status === "done") {
     return (
       <div className="stack">
-        <p className="notice" role="status" tabIndex={-1} ref={message}>
-          {t("sent", { email: state.data.email })}
-        </p>
+        <FormMessage state={state} done={(data) => t("sent", { email: data.email })} />
         <p className="muted">{t("sentHint")}</p>
         <p>
           <a href="/sign-in">{t("backToSignIn")}</a>
@@ -31,11 +26,7 @@ export function ForgotForm() {
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
+      <FormMessage state={state} />
       <TextField
         id="email"
         name="email"

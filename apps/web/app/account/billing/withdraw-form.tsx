@@ -1,7 +1,8 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState } from "react";
+import { FormMessage } from "../../../src/forms/form-message";
 import { keepTyped } from "../../../src/forms/keep-typed";
 import { idle } from "../../../src/forms/state";
 import { withdrawOrderAction } from "./actions";
@@ -10,18 +11,10 @@ import { withdrawOrderAction } from "./actions";
 export function WithdrawForm({ orderId }: { orderId: number }) {
   const t = useTranslations("billing");
   const [state, action, pending] = useActionState(withdrawOrderAction, idle);
-  const message = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
-    if (state.status === "failed") message.current?.focus();
-  }, [state]);
   const reasonErrors = state.status === "failed" ? state.fields.reason : undefined;
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
+      <FormMessage state={state} />
       <input type="hidden" name="id" value={orderId} />
       <p className="muted small">{t("withdrawLead")}</p>
       <label htmlFor={`reason-${orderId}`}>{t("reason")}</label>

@@ -1,8 +1,9 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState } from "react";
 import { TextField } from "../../../src/components/text-field";
+import { FormMessage } from "../../../src/forms/form-message";
 import { keepTyped } from "../../../src/forms/keep-typed";
 import { idle } from "../../../src/forms/state";
 import { deleteAccountAction } from "../security/actions";
@@ -11,18 +12,10 @@ import { deleteAccountAction } from "../security/actions";
 export function DeleteForm({ email }: { email: string }) {
   const t = useTranslations("deletion");
   const [state, action, pending] = useActionState(deleteAccountAction, idle);
-  const message = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
-    if (state.status !== "idle") message.current?.focus();
-  }, [state]);
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
+      <FormMessage state={state} />
       <TextField
         id="confirm-email"
         name="confirm_email"

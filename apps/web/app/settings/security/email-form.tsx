@@ -1,8 +1,9 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState } from "react";
 import { TextField } from "../../../src/components/text-field";
+import { FormMessage } from "../../../src/forms/form-message";
 import { keepTyped } from "../../../src/forms/keep-typed";
 import { idle } from "../../../src/forms/state";
 import { changeEmailAction } from "./actions";
@@ -11,23 +12,10 @@ import { changeEmailAction } from "./actions";
 export function EmailForm() {
   const t = useTranslations("email");
   const [state, action, pending] = useActionState(changeEmailAction, idle);
-  const message = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
-    if (state.status !== "idle") message.current?.focus();
-  }, [state]);
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
-      {state.status === "done" && (
-        <p className="notice" role="status" tabIndex={-1} ref={message}>
-          {t("changeSent", { email: state.data.email })}
-        </p>
-      )}
+      <FormMessage state={state} done={(data) => t("changeSent", { email: data.email })} />
       <TextField
         id="new-email"
         name="new_email"

@@ -1,8 +1,9 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState } from "react";
 import { TextField } from "../../../src/components/text-field";
+import { FormMessage } from "../../../src/forms/form-message";
 import { keepTyped } from "../../../src/forms/keep-typed";
 import { idle } from "../../../src/forms/state";
 import { changeNameAction } from "./actions";
@@ -11,23 +12,10 @@ import { changeNameAction } from "./actions";
 export function NameForm({ name }: { name: string | null }) {
   const t = useTranslations("profile");
   const [state, action, pending] = useActionState(changeNameAction, idle);
-  const message = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
-    if (state.status !== "idle") message.current?.focus();
-  }, [state]);
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
-      {state.status === "done" && (
-        <p className="notice" role="status" tabIndex={-1} ref={message}>
-          {state.data.name ? t("saved", { name: state.data.name }) : t("cleared")}
-        </p>
-      )}
+      <FormMessage state={state} done={(data) => (data.name ? t("saved", { name: data.name }) : t("cleared"))} />
       <TextField
         id="name"
         name="name"

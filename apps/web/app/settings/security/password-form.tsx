@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef } from "react";
 import { TextField } from "../../../src/components/text-field";
+import { FormMessage } from "../../../src/forms/form-message";
 import { idle } from "../../../src/forms/state";
 import { changePasswordAction } from "./actions";
 
@@ -10,24 +11,13 @@ export function PasswordForm() {
   const t = useTranslations("security");
   const [state, action, pending] = useActionState(changePasswordAction, idle);
   const form = useRef<HTMLFormElement>(null);
-  const message = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
     if (state.status === "done") form.current?.reset();
-    if (state.status !== "idle") message.current?.focus();
   }, [state]);
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} ref={form} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
-      {state.status === "done" && (
-        <p className="notice" role="status" tabIndex={-1} ref={message}>
-          {t("changed", { count: state.data.endedSessions })}
-        </p>
-      )}
+      <FormMessage state={state} done={(data) => t("changed", { count: data.endedSessions })} />
       <TextField
         id="current-password"
         name="current_password"

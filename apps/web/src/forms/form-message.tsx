@@ -1,0 +1,31 @@
+"use client";
+
+import { type ReactNode, useEffect, useRef } from "react";
+import type { FormState } from "./state";
+
+/**
+ * What a form's action answered, as one paragraph: the refusal's message (an alert), or `done`'s words once it
+ * succeeded (a status; nothing when `done` is not given). It takes the focus whenever the answer changes, so the
+ * keyboard and a screen reader land on it.
+ */
+export function FormMessage<Data>({ state, done }: { state: FormState<Data>; done?: (data: Data) => ReactNode }) {
+  const message = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (state.status !== "idle") message.current?.focus();
+  }, [state]);
+  if (state.status === "failed") {
+    return (
+      <p className="error" role="alert" tabIndex={-1} ref={message}>
+        {state.message}
+      </p>
+    );
+  }
+  if (state.status === "done" && done) {
+    return (
+      <p className="notice" role="status" tabIndex={-1} ref={message}>
+        {done(state.data)}
+      </p>
+    );
+  }
+  return null;
+}
