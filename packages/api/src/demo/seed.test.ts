@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { buffer } from "node:stream/consumers";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
@@ -107,6 +111,34 @@ describe("seedDemo", () => {
     }
     const channels = await db.selectDistinct({ channel: schema.releases.channel }).from(schema.releases);
     expect(channels.map((row) => row.channel).sort()).toEqual(["alpha", "beta", "dev", "stable"]);
+  });
+
+  it("stores a command-line tool's .tar.gz as a real archive whose binary runs (what shelf install unpacks)", async () => {
+    const db = testDb.db;
+    const { productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    const index = demoProducts.findIndex((product) => product.delivery?.strategy === "binary");
+    const product = demoProducts[index];
+    const binaryPath = product?.delivery?.payload.binary_path;
+    expect(typeof binaryPath).toBe("string");
+    const stored = await db
+      .select({ version: schema.releases.version, key: schema.releases.artifactKey })
+      .from(schema.releases)
+      .where(eq(schema.releases.productId, productIds[index] as number));
+    expect(stored.length).toBeGreaterThan(0);
+    const dir = mkdtempSync(path.join(tmpdir(), "shelf-demo-tool-"));
+    try {
+      for (const release of stored) {
+        const archive = path.join(dir, `${release.version}.tar.gz`);
+        writeFileSync(archive, await buffer(await files.store.open(release.key as string)));
+        const into = path.join(dir, release.version);
+        mkdirSync(into);
+        execFileSync("tar", ["-xzf", archive, "-C", into]);
+        const output = execFileSync(path.join(into, binaryPath as string), { encoding: "utf8" });
+        expect(output).toBe(`${product?.name} ${release.version} (a Shelf demo tool)\n`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("lets the demo key try licensing: a seat on a limited app, a signed certificate, the demo pass", async () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
@@ -152,7 +153,14 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
     for (const release of missing) {
       const format = product.releases.find((planned) => planned.version === release.version)?.artifactFormat;
       const filename = `${product.slug}-${release.version}${format ? `.${format}` : ""}`;
-      const artifact = await storeSignedArtifact(files, filename, [demoArtifact(product.slug, release.version)]);
+      const bytes = demoArtifact(product.slug, release.version);
+      const binaryPath = product.delivery?.strategy === "binary" ? product.delivery.payload.binary_path : undefined;
+      // A command-line tool's archive is a real one (`shelf install` unpacks it and links the binary it names).
+      const content =
+        format === "tar.gz" && typeof binaryPath === "string"
+          ? demoToolArchive(binaryPath, product.name, release.version, bytes)
+          : bytes;
+      const artifact = await storeSignedArtifact(files, filename, [content]);
       const updated = await db
         .update(releases)
         .set(artifact)
@@ -342,6 +350,36 @@ async function ensureTags(tx: Transaction): Promise<Map<string, number>> {
     ids.set(tag.name, id as number);
   }
   return ids;
+}
+
+/**
+ * A demo command-line tool's `.tar.gz`: a shell script at `binaryPath` that prints its name and version, and the
+ * release's bytes beside it (so the download is as large as the other demo files). A ustar archive written here, with
+ * fixed times and owners, so every seed stores the same bytes.
+ */
+function demoToolArchive(binaryPath: string, name: string, version: string, bytes: Buffer): Buffer {
+  const script = Buffer.from(`#!/bin/sh\necho "${name} ${version} (a Shelf demo tool)"\n`);
+  const entry = (entryPath: string, mode: number, body: Buffer) => {
+    const header = Buffer.alloc(512);
+    header.write(entryPath, 0, 100, "utf8");
+    header.write(`${mode.toString(8).padStart(7, "0")}\0`, 100, "ascii");
+    header.write("0000000\0", 108, "ascii");
+    header.write("0000000\0", 116, "ascii");
+    header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124, "ascii");
+    header.write("00000000000\0", 136, "ascii");
+    header.write("        ", 148, "ascii");
+    header.write("0", 156, "ascii");
+    header.write("ustar\0" + "00", 257, "ascii");
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
+    const padding = Buffer.alloc((512 - (body.length % 512)) % 512);
+    return [header, body, padding];
+  };
+  const dataPath = `share/${binaryPath.split("/").pop()}/data.bin`;
+  return gzipSync(
+    Buffer.concat([...entry(binaryPath, 0o755, script), ...entry(dataPath, 0o644, bytes), Buffer.alloc(1024)]),
+  );
 }
 
 /**
