@@ -54,6 +54,54 @@ describe("release order and channels", () => {
     expect(row?.key).toBeNull();
   });
 
+  it("keeps the key 0003's SQL function gave, byte for byte, now that it is PL/pgSQL (stored version_sort stays valid)", async () => {
+    // 0003's body, as it was: the generated column's values in every database were written by it.
+    await testDb.sql.unsafe(`
+      create function semver_sort_key_0003(version text) returns text language sql immutable strict as $$
+        select case when m is null then null else
+          lpad(m[1], 10, '0') || '.' || lpad(m[2], 10, '0') || '.' || lpad(m[3], 10, '0') ||
+          case when m[4] is null then '~' else '-' || (
+            select string_agg(case when id ~ '^(0|[1-9][0-9]{0,19})$' then '0' || lpad(id, 20, '0') else '1' || id end, '!' order by n)
+            from unnest(string_to_array(m[4], '.')) with ordinality as p(id, n)
+          ) end
+        end
+        from (select regexp_match(version,
+          '^v?(0|[1-9][0-9]{0,9})\\.(0|[1-9][0-9]{0,9})\\.(0|[1-9][0-9]{0,9})(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?(?:\\+[0-9A-Za-z.-]+)?$') as m) as parsed
+      $$`);
+    const number = fc.oneof(
+      { arbitrary: fc.nat({ max: 40 }).map(String), weight: 8 },
+      { arbitrary: fc.constantFrom("01", "", "x", "9999999999", "10000000000", "4294967296"), weight: 1 },
+    );
+    const identifier = fc.oneof(
+      {
+        arbitrary: fc.constantFrom("alpha", "beta", "rc", "a-b", "0", "1", "10", "007", "99999999999999999999"),
+        weight: 4,
+      },
+      { arbitrary: fc.nat({ max: 5000 }).map(String), weight: 2 },
+      { arbitrary: fc.stringMatching(/^[0-9A-Za-z+_-]{0,6}$/), weight: 1 },
+    );
+    const version = fc
+      .tuple(
+        fc.constantFrom("", "", "", "v", "V"),
+        number,
+        number,
+        number,
+        fc.option(fc.array(identifier, { maxLength: 4 }), { nil: undefined }),
+        fc.constantFrom("", "", "+b.1", "+", "+ok-1.2"),
+      )
+      .map(([prefix, a, b, c, pre, build]) => `${prefix}${a}.${b}.${c}${pre ? `-${pre.join(".")}` : ""}${build}`);
+    const versions = [...fc.sample(version, { seed: 11, numRuns: 3000 }), "1.2", "1.2.3", "1.2.3-0", "1.2.3-rc.1+sha"];
+    const rows = await testDb.sql<{ version: string; now: string | null; then: string | null }[]>`
+      select v as version, shelf_semver_sort_key(v) as now, semver_sort_key_0003(v) as then
+      from unnest(${versions}::text[]) v`;
+    const differing = rows.filter((row) => row.now !== row.then);
+    expect(differing).toEqual([]);
+    // The sample holds valid versions, pre-releases among them, and malformed ones.
+    expect(rows.filter((row) => row.then !== null && row.then.includes("-")).length).toBeGreaterThan(20);
+    expect(rows.filter((row) => row.then !== null).length).toBeGreaterThan(100);
+    expect(rows.filter((row) => row.then === null).length).toBeGreaterThan(100);
+  });
+
   it("lets each channel see its own and the steadier ones", () => {
     expect(visibleChannels("stable")).toEqual(["stable"]);
     expect(visibleChannels("beta")).toEqual(["stable", "beta"]);
