@@ -83,6 +83,56 @@ describe("API key storage", () => {
   });
 });
 
+describe("the key lookup on each request", () => {
+  const row = async (id: number) =>
+    (
+      await testDb.db.select().from(schema.apiKeys).where(eq(schema.apiKeys.id, id))
+    )[0] as typeof schema.apiKeys.$inferSelect;
+  const setKey = (id: number, values: Partial<typeof schema.apiKeys.$inferInsert>) =>
+    testDb.db.update(schema.apiKeys).set(values).where(eq(schema.apiKeys.id, id));
+
+  it("refuses a key from the moment it expires or is revoked, and takes it until then", async () => {
+    const account = await createAccount(testDb.db);
+    const { key, record } = await createKey(testDb.db, account.id, { abilities: ["products.read"] });
+    expect((await request("/api/library", { key })).status).toBe(200);
+    await setKey(record.id, { expiresAt: new Date(Date.now() + 60_000) });
+    expect((await request("/api/library", { key })).status).toBe(200);
+    await setKey(record.id, { expiresAt: new Date(Date.now() - 1) });
+    const expired = await request("/api/library", { key });
+    expect(expired.status).toBe(401);
+    expect(expired.body.error).toBe("invalid_api_key");
+    await setKey(record.id, { expiresAt: null, revokedAt: new Date() });
+    expect((await request("/api/library", { key })).status).toBe(401);
+  });
+
+  it("records use at most once an hour, sooner from a new address, and pushes a device key's idle expiry out", async () => {
+    const account = await createAccount(testDb.db);
+    const { key, record } = await createKey(testDb.db, account.id, { kind: "device" });
+    expect((await request("/api/client-config", { key })).status).toBe(200);
+    const first = await row(record.id);
+    expect(first.lastUsedAt).not.toBeNull();
+    const idleDays = ((first.expiresAt as Date).getTime() - Date.now()) / 86_400_000;
+    expect(idleDays).toBeGreaterThan(89.9);
+    // Used 30 minutes ago from the same address: nothing is written.
+    const halfHourAgo = new Date(Date.now() - 30 * 60_000);
+    await setKey(record.id, { lastUsedAt: halfHourAgo, expiresAt: new Date(Date.now() + 86_400_000) });
+    expect((await request("/api/client-config", { key })).status).toBe(200);
+    expect((await row(record.id)).lastUsedAt).toEqual(halfHourAgo);
+    // From another address after more than a minute: written, with the address.
+    await setKey(record.id, { lastUsedAddress: "192.0.2.7" });
+    expect((await request("/api/client-config", { key })).status).toBe(200);
+    const moved = await row(record.id);
+    expect(moved.lastUsedAt?.getTime()).toBeGreaterThan(halfHourAgo.getTime());
+    expect(moved.lastUsedAddress).not.toBe("192.0.2.7");
+    expect(((moved.expiresAt as Date).getTime() - Date.now()) / 86_400_000).toBeGreaterThan(89.9);
+    // An hour and more since the last write: written again.
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    await setKey(record.id, { lastUsedAt: twoHoursAgo });
+    expect((await request("/api/client-config", { key })).status).toBe(200);
+    expect((await row(record.id)).lastUsedAt?.getTime()).toBeGreaterThan(twoHoursAgo.getTime());
+  });
+});
+
 describe("key slots", () => {
   it("never makes a fourth live key in a scope under 10 parallel creations", async () => {
     const { db } = testDb;
