@@ -21,6 +21,7 @@ import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/ser
 import postgres from "postgres";
 import { loadBenchData } from "./data";
 import { cpuMs, load, postgresCpuMs, startProcess } from "./harness";
+import { measureThroughProxy, type ProxyResult, renderProxyResults } from "./proxy";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SECONDS = Number(process.env.SHELF_BENCH_SECONDS ?? 10);
@@ -32,6 +33,9 @@ const BASE_URL = "http://bench.test";
 const OUTPUT = path.resolve(root, process.env.SHELF_BENCH_OUTPUT ?? "bench/results/latest.md");
 /** How many times in a row the library pair (baseline, then app) runs for its tail (5; 0 skips the series). */
 const LIBRARY_RUNS = Number(process.env.SHELF_BENCH_LIBRARY_RUNS ?? 5);
+/** `cluster`: also the hot paths through HAProxy against one instance directly (bench/proxy.ts). */
+const TARGET = process.env.SHELF_BENCH_TARGET ?? "";
+const CLUSTER_WEB = Number(process.env.SHELF_BENCH_CLUSTER_WEB ?? 1);
 /**
  * The app processes' Node flags: those `npm start` gives them (`APP_NODE_FLAGS`), unless SHELF_BENCH_NODE_FLAGS
  * names others (space-separated; empty for Node's defaults) to compare.
@@ -139,6 +143,12 @@ async function assertSameAnswers(scenarios: Scenario[]) {
 }
 
 async function main() {
+  if (TARGET !== "" && TARGET !== "cluster") {
+    throw new Error(`SHELF_BENCH_TARGET takes "cluster" (or nothing), not "${TARGET}".`);
+  }
+  if (!Number.isInteger(CLUSTER_WEB) || CLUSTER_WEB < 1 || CLUSTER_WEB > 16) {
+    throw new Error("SHELF_BENCH_CLUSTER_WEB takes a whole number from 1 to 16.");
+  }
   // The database: DATABASE_URL's server, else a fresh embedded PostgreSQL.
   let serverUrl = process.env.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
@@ -413,12 +423,47 @@ async function main() {
     }
 
     const library = only && !picked("GET /api/library (50 products)") ? [] : await librarySeries();
+    const proxy = TARGET === "cluster" ? await throughProxy() : [];
     if (only) {
       console.log(library.length ? renderLibrarySeries(library).join("\n") : "");
+      console.log(renderProxyResults(proxy, CLUSTER_WEB).join("\n"));
       // A look at some scenarios (profiling, comparing): the rest of the report needs the whole run.
       console.log("SHELF_BENCH_ONLY is set: the library growth and download parts and the report file are skipped.");
       return;
     }
+    /** The hot paths of the app (those chosen) through HAProxy, against one instance directly. */
+    async function throughProxy() {
+      const hot = [
+        "GET /api/library (50 products)",
+        "GET /api/products/{id}/updates",
+        "a seated device",
+        "client-config",
+      ];
+      const picks = chosen.filter(
+        (scenario) =>
+          !scenario.baseline && scenario.port === app.port && hot.some((name) => scenario.name.includes(name)),
+      );
+      console.log(
+        `Through HAProxy: starting a cluster of ${CLUSTER_WEB} web instance(s) on the benchmark's database...`,
+      );
+      return measureThroughProxy({
+        databaseUrl: url,
+        instances: CLUSTER_WEB,
+        scenarios: picks.map(({ name, path, method, headers, body, expect }) => ({
+          name,
+          path,
+          method,
+          headers,
+          body,
+          expect,
+        })),
+        seconds: SECONDS,
+        warmupSeconds: WARMUP_SECONDS,
+        connections: CONNECTIONS,
+        say: (line) => console.log(line),
+      });
+    }
+
     /**
      * The library's tail, run after run: the pair (baseline, then app) LIBRARY_RUNS times in a row, each with its
      * warm-up, with the app's CPU per request and its resident memory after each run.
@@ -474,13 +519,18 @@ async function main() {
     }
     const downloads = await measureDownloads(app.port, app.child.pid as number, download, data, env);
     const rss = peakRss(app.child.pid as number);
-    const report = renderReport(results, growth, rss, data, statements, downloads, library);
+    const report = renderReport(results, growth, rss, data, statements, downloads, library, proxy);
     await fs.writeFile(OUTPUT, report);
     console.log(`\n${report}`);
     const failed = [
       ...results,
       ...growth.map((g) => ({ name: `library at ${g.size}`, errors: g.errors, non2xx: 0 })),
       ...library.map((run, index) => ({ name: `library run ${index + 1}`, errors: run.errors, non2xx: 0 })),
+      ...proxy.map((result) => ({
+        name: `${result.name} (directly, through HAProxy)`,
+        errors: result.direct.bad + result.proxied.bad,
+        non2xx: 0,
+      })),
     ].filter((result) => result.errors > 0 || result.non2xx > 0);
     if (failed.length > 0) {
       console.error(`Scenarios with errors or unexpected statuses: ${failed.map((result) => result.name).join(", ")}`);
@@ -732,6 +782,7 @@ function renderReport(
   statements: Awaited<ReturnType<typeof countStatements>>,
   downloads: DownloadResult,
   library: LibraryRun[],
+  proxy: ProxyResult[],
 ): string {
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? "—" : n.toFixed(digits));
   const lines = [
@@ -772,8 +823,33 @@ function renderReport(
     "",
     `p50 ratio 1,000 / 10 products: ${fmt((growth[1]?.p50 ?? 0) / Math.max(growth[0]?.p50 ?? 1, 1), 1)}.`,
     "",
+    ...renderCapacity(results),
+    ...renderProxyResults(proxy, CLUSTER_WEB),
+    "",
   ];
   return lines.join("\n");
+}
+
+/**
+ * What one core does for each hot path, from the CPU each request cost the app's process and PostgreSQL in this
+ * run (not from req/s, which on this machine also pays for the load generator): README's fleet estimate starts here.
+ */
+function renderCapacity(results: Result[]): string[] {
+  const rows = results.filter((result) => !result.baseline && result.rps > 0 && result.serverCpuMs > 0);
+  if (rows.length === 0) return [];
+  // Below 5 µs a request (the 401 path, no SQL), the figure is /proc's rounding, not a cost.
+  const perCore = (ms: number) => (ms >= 0.005 ? Math.round(1000 / ms).toLocaleString("en") : "—");
+  return [
+    "Capacity per core, from the CPU each request cost (1,000 ms / CPU ms per request):",
+    "",
+    "| scenario | app process: requests/s per core | PostgreSQL: requests/s per core | both together: requests/s per core |",
+    "|---|---:|---:|---:|",
+    ...rows.map(
+      (row) =>
+        `| ${row.name} | ${perCore(row.serverCpuMs)} | ${perCore(row.databaseCpuMs)} | ${perCore(row.serverCpuMs + row.databaseCpuMs)} |`,
+    ),
+    "",
+  ];
 }
 
 main().catch((error) => {

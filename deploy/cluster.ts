@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import S3rver from "@20minutes/s3rver";
 import { loadDataFolderSecret, loadSigningKeyring } from "@shelf/api";
-import { buildState } from "@shelf/api/host";
+import { APP_NODE_FLAGS, buildState } from "@shelf/api/host";
 import { startEmbeddedPostgres } from "@shelf/db/server";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -433,7 +433,7 @@ function makeInstance(options: {
     },
     start: async () => {
       if (running()) throw new Error(`${options.name} is already running`);
-      const started = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+      const started = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", "server.ts"], {
         cwd: dir,
         env: { ...options.env, [portSetting]: String(options.port) } as NodeJS.ProcessEnv,
         // Its own process group, so a signal reaches whatever it starts; the IPC channel stops it if we die.
