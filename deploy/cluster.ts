@@ -143,7 +143,38 @@ async function sharedSecrets(dataDir: string) {
   };
 }
 
-async function startRedis(dataDir: string) {
+/** What the guard (deploy/guard.ts) is told: one line of its protocol. */
+type Guard = { note: (line: string) => void; stop: () => Promise<void> };
+
+/**
+ * Starts the guard: a process in a session of its own that stops what this process started once its stdin pipe
+ * closes, which happens when this process dies, even by SIGKILL. `stop` closes the pipe after everything stopped.
+ */
+function startGuard(): Guard {
+  const guard = spawn(process.execPath, ["--import", "tsx", path.join(root, "deploy/guard.ts")], {
+    cwd: root,
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"],
+  });
+  const exited = once(guard, "exit").catch(() => {});
+  guard.on("error", () => {});
+  guard.stdin?.on("error", () => {});
+  // Neither the guard nor its pipe keeps this process alive.
+  guard.unref();
+  (guard.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return {
+    note: (line) => {
+      guard.stdin?.write(`${line}\n`);
+    },
+    stop: async () => {
+      if (guard.exitCode !== null || guard.signalCode !== null) return;
+      guard.stdin?.end();
+      await exited;
+    },
+  };
+}
+
+async function startRedis(dataDir: string, guard: Guard) {
   const port = await freePort();
   const server = spawn(
     "redis-server",
@@ -151,6 +182,11 @@ async function startRedis(dataDir: string) {
     // Its own process group: a Ctrl-C at the terminal reaches the launcher alone, which stops everything in order.
     { stdio: "ignore", detached: true },
   );
+  const pid = server.pid;
+  if (pid) {
+    guard.note(`group ${pid} SIGTERM`);
+    server.once("exit", () => guard.note(`ungroup ${pid}`));
+  }
   const failed = new Promise<Error>((resolve) => server.once("error", resolve));
   await Promise.race([
     waitForPort(port, "redis-server", () => server.exitCode !== null),
@@ -274,8 +310,9 @@ async function serverResponses(socket: string): Promise<Map<string, number>> {
 /**
  * A whole deployment on this machine: one PostgreSQL, one Redis and one S3-compatible server, `web` + `design`
  * instances sharing secrets and signing keys, HAProxy in front. The instances start at the same moment (the first to
- * take the migration lock migrates; the others wait for it). Every process started here is stopped by `stop`, and
- * each instance also stops by itself if this process dies (it watches its IPC channel).
+ * take the migration lock migrates; the others wait for it). Every process started here is stopped by `stop`; if this
+ * process dies instead, even by SIGKILL, the guard (deploy/guard.ts) stops them (and each instance also stops by
+ * itself: it watches its IPC channel).
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const say = options.say ?? (() => {});
@@ -285,6 +322,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const stopAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
   };
+  // Stopped last: once everything else is, it finds nothing left and exits.
+  const guard = startGuard();
+  cleanups.push(guard.stop);
   try {
     for (const app of ["web", "design"] as const) if (options[app] > 0) await ensureBuilt(app, say);
 
@@ -292,13 +332,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     if (!databaseUrl) {
       const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "database") });
       cleanups.push(embedded.stop);
+      // Fast shutdown (SIGINT) if this process dies: the postmaster is read from the pid file then.
+      if (embedded.owned) guard.note(`pidfile ${embedded.pidFile} SIGINT`);
       databaseUrl = embedded.url;
       say(`Database: embedded PostgreSQL on port ${embedded.port}`);
     } else say("Database: DATABASE_URL");
 
     let redisUrl = options.redisUrl;
     if (!redisUrl) {
-      const redis = await startRedis(dataDir);
+      const redis = await startRedis(dataDir, guard);
       cleanups.push(redis.stop);
       redisUrl = redis.url;
       say(`Redis: a redis-server of the cluster's own at ${redisUrl}`);
@@ -354,6 +396,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
             port: await freePort(),
             env: { ...sharedEnv, SHELF_DATA_DIR: instanceDir, [APPS[app].portSetting]: undefined },
             logFile: logDir && path.join(logDir, `${name}.log`),
+            guard,
           }),
         );
       }
@@ -364,13 +407,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
     const runtimeDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-haproxy-"));
     cleanups.push(() => fs.rm(runtimeDir, { recursive: true, force: true }));
+    guard.note(`remove ${runtimeDir}`);
     const runtimeSocket = path.join(runtimeDir, "admin.sock");
     const configFile = path.join(dataDir, "haproxy.cfg");
     await fs.writeFile(
       configFile,
       await haproxyConfig({ bind: "127.0.0.1", webPort, designPort, runtimeSocket, instances }),
     );
-    const haproxy = await startHaproxy(configFile, logDir && path.join(logDir, "haproxy.log"));
+    const haproxy = await startHaproxy(configFile, logDir && path.join(logDir, "haproxy.log"), guard);
     cleanups.push(haproxy.stop);
     await waitForPort(webPort, "HAProxy", () => !haproxy.running());
     await waitForPort(designPort, "HAProxy", () => !haproxy.running());
@@ -406,6 +450,7 @@ function makeInstance(options: {
   port: number;
   env: Record<string, string | undefined>;
   logFile: string | undefined;
+  guard: Guard;
 }): Instance {
   const { dir, portSetting } = APPS[options.app];
   let child: ChildProcess | undefined;
@@ -441,6 +486,11 @@ function makeInstance(options: {
         stdio: ["ignore", "pipe", "pipe", "ipc"],
       });
       child = started;
+      const pid = started.pid;
+      if (pid) {
+        options.guard.note(`group ${pid} SIGTERM`);
+        started.once("exit", () => options.guard.note(`ungroup ${pid}`));
+      }
       started.stdout?.on("data", output.append);
       started.stderr?.on("data", output.append);
       exited = new Promise((resolve) =>
@@ -480,7 +530,7 @@ function outputOf(file: string | undefined) {
   };
 }
 
-async function startHaproxy(configFile: string, logFile: string | undefined) {
+async function startHaproxy(configFile: string, logFile: string | undefined, guard: Guard) {
   const check = spawn("haproxy", ["-c", "-q", "-f", configFile], { stdio: ["ignore", "ignore", "pipe"] });
   let checkOutput = "";
   check.stderr?.on("data", (chunk) => {
@@ -494,6 +544,11 @@ async function startHaproxy(configFile: string, logFile: string | undefined) {
   ]);
   if (checked !== 0) throw new Error(`haproxy rejects ${configFile}:\n${checkOutput}`);
   const server = spawn("haproxy", ["-db", "-f", configFile], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const pid = server.pid;
+  if (pid) {
+    guard.note(`group ${pid} SIGTERM`);
+    server.once("exit", () => guard.note(`ungroup ${pid}`));
+  }
   const output = outputOf(logFile);
   server.stdout?.on("data", output.append);
   server.stderr?.on("data", output.append);

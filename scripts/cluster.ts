@@ -7,7 +7,8 @@ import { startCluster } from "../deploy/cluster";
  * `npm run cluster -- --web 3 --design 2`: the apps as several instances behind HAProxy on this machine, on one
  * PostgreSQL (DATABASE_URL, else an embedded one), one Redis (REDIS_URL, else a redis-server of its own) and one
  * S3-compatible server (SHELF_S3_BUCKET and its settings, else s3rver), with secrets and signing keys made once in the
- * data folder. Ctrl-C or SIGTERM stops every process it started.
+ * data folder. Ctrl-C or SIGTERM stops every process it started; if it is killed (SIGKILL included), its guard
+ * process (deploy/guard.ts) stops them.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm packages: Debian's Chromium and a Korean font for page
-# tests, aria2 and curl for download tests, HAProxy for the cluster (npm run cluster and its tests), D-Bus and GNOME
-# Keyring for the CLI's keychain test, the system PostgreSQL server (second database run) and Redis (shared rate
-# limits). Safe to run again.
+# tests, aria2 and curl for download tests, unzip for agent skills' .zip files, HAProxy for the cluster (npm run
+# cluster and its tests), D-Bus and GNOME Keyring for the CLI's keychain test, the system PostgreSQL server (second
+# database run) and Redis (shared rate limits). Safe to run again.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -11,6 +11,8 @@ missing=()
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v aria2c >/dev/null 2>&1 || missing+=(aria2)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# `shelf install` of a .zip release (an agent skill) and the demo seed's test unpack with unzip.
+command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 # The cluster (npm run cluster) and its tests put HAProxy in front of the instances.
 command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 # Korean glyphs, so the Korean pages' screenshots (test artifacts) show text rather than empty boxes.

@@ -15,6 +15,8 @@ export type EmbeddedServer = {
   port: number;
   /** Whether this process started the server (and so supervises and stops it). */
   owned: boolean;
+  /** The server's `postmaster.pid` (its first line: the postmaster's pid, which changes when it is restarted). */
+  pidFile: string;
   /** Stops a server this process started, quickly whatever state it is in; nothing for a joined one. */
   stop: () => Promise<void>;
 };
@@ -43,12 +45,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (process.getuid?.() === 0) await fs.chmod(options.dataDir, 0o755);
 
   const running = await findRunningServer(pgData);
-  if (running) return joined(running);
+  if (running) return joined(running, pgData);
 
   const release = await acquireLauncherLock(path.join(options.dataDir, "launcher.lock"));
   try {
     const startedMeanwhile = await findRunningServer(pgData);
-    if (startedMeanwhile) return joined(startedMeanwhile);
+    if (startedMeanwhile) return joined(startedMeanwhile, pgData);
 
     const port = options.port ?? (await freePort());
     const log = options.log ?? (() => {});
@@ -70,7 +72,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await server.start();
     const url = urlFor(port);
     await ensureDatabase(port);
-    return { url, port, owned: true, stop: supervise(server, options) };
+    const pidFile = path.join(pgData, "postmaster.pid");
+    return { url, port, owned: true, pidFile, stop: supervise(server, options) };
   } finally {
     await release();
   }
@@ -165,8 +168,9 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
-function joined(port: number): EmbeddedServer {
-  return { url: urlFor(port), port, owned: false, stop: async () => {} };
+function joined(port: number, pgData: string): EmbeddedServer {
+  const pidFile = path.join(pgData, "postmaster.pid");
+  return { url: urlFor(port), port, owned: false, pidFile, stop: async () => {} };
 }
 
 function urlFor(port: number, database = EMBEDDED_DATABASE): string {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buffer } from "node:stream/consumers";
@@ -135,6 +135,51 @@ describe("seedDemo", () => {
         execFileSync("tar", ["-xzf", archive, "-C", into]);
         const output = execFileSync(path.join(into, binaryPath as string), { encoding: "utf8" });
         expect(output).toBe(`${product?.name} ${release.version} (a Shelf demo tool)\n`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("stores each agent skill's .zip as a real archive whose SKILL.md names the skill (what shelf install unpacks)", async () => {
+    const db = testDb.db;
+    const { productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    const skills = demoProducts.flatMap((product, index) =>
+      product.delivery?.strategy === "agent-skill" ? [{ product, productId: productIds[index] as number }] : [],
+    );
+    expect(skills.map(({ product }) => product.slug).sort()).toEqual(["meeting-minutes", "release-notes-writer"]);
+    const dir = mkdtempSync(path.join(tmpdir(), "shelf-demo-skill-"));
+    try {
+      for (const { product, productId } of skills) {
+        const root = product.delivery?.payload.root as string;
+        const stored = await db
+          .select({ version: schema.releases.version, key: schema.releases.artifactKey })
+          .from(schema.releases)
+          .where(eq(schema.releases.productId, productId));
+        expect(stored.length).toBeGreaterThan(0);
+        for (const release of stored) {
+          const archive = path.join(dir, `${product.slug}-${release.version}.zip`);
+          const bytes = await buffer(await files.store.open(release.key as string));
+          writeFileSync(archive, bytes);
+          // unzip's own check of every entry's CRC-32, then the files themselves.
+          execFileSync("unzip", ["-tq", archive]);
+          const into = path.join(dir, product.slug, release.version);
+          mkdirSync(into, { recursive: true });
+          execFileSync("unzip", ["-q", archive, "-d", into]);
+          const skill = readFileSync(path.join(into, root, "SKILL.md"), "utf8");
+          expect(skill.split("\n").slice(0, 4)).toEqual([
+            "---",
+            `name: ${product.slug}`,
+            `description: ${JSON.stringify(product.description)}`,
+            "---",
+          ]);
+          expect(readFileSync(path.join(into, root, "README.md"), "utf8")).toContain(
+            `${product.name} ${release.version}`,
+          );
+          // Fixed times: every entry dated 2026-01-01 00:00, so every seed stores the same bytes.
+          const listing = execFileSync("unzip", ["-Z", "-T", archive], { encoding: "utf8" });
+          expect(listing.match(/ 20260101\.000000 /g)?.length).toBe(2);
+        }
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,7 @@ import {
   demoProducts,
   demoTags,
 } from "./catalog";
+import { zipArchive } from "./zip";
 
 export { loadDemoSecret } from "./secret";
 
@@ -155,11 +156,15 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
       const filename = `${product.slug}-${release.version}${format ? `.${format}` : ""}`;
       const bytes = demoArtifact(product.slug, release.version);
       const binaryPath = product.delivery?.strategy === "binary" ? product.delivery.payload.binary_path : undefined;
-      // A command-line tool's archive is a real one (`shelf install` unpacks it and links the binary it names).
+      const skillRoot = product.delivery?.strategy === "agent-skill" ? product.delivery.payload.root : undefined;
+      // A command-line tool's archive is a real one (`shelf install` unpacks it and links the binary it names), and
+      // so is an agent skill's (unpacked, its root folder becomes the skill).
       const content =
         format === "tar.gz" && typeof binaryPath === "string"
           ? demoToolArchive(binaryPath, product.name, release.version, bytes)
-          : bytes;
+          : format === "zip" && typeof skillRoot === "string"
+            ? demoSkillArchive(skillRoot, product, release.version)
+            : bytes;
       const artifact = await storeSignedArtifact(files, filename, [content]);
       const updated = await db
         .update(releases)
@@ -380,6 +385,41 @@ function demoToolArchive(binaryPath: string, name: string, version: string, byte
   return gzipSync(
     Buffer.concat([...entry(binaryPath, 0o755, script), ...entry(dataPath, 0o644, bytes), Buffer.alloc(1024)]),
   );
+}
+
+/**
+ * A demo agent skill's `.zip`: in its root folder, the SKILL.md an agent reads (front matter with the skill's name and
+ * description, then its instructions) and a README. Written with fixed times, so every seed stores the same bytes.
+ */
+function demoSkillArchive(
+  root: string,
+  product: { slug: string; name: string; description: string },
+  version: string,
+): Buffer {
+  const skill = [
+    "---",
+    `name: ${product.slug}`,
+    `description: ${JSON.stringify(product.description)}`,
+    "---",
+    "",
+    `# ${product.name}`,
+    "",
+    product.description,
+    "",
+    "This is a demo skill of Shelf: it shows how an agent skill is delivered and installed.",
+    "",
+  ].join("\n");
+  const readme = [
+    `# ${product.name} ${version}`,
+    "",
+    `A Shelf demo agent skill. \`shelf install ${product.slug}\` unpacks it and links it into your agent's skills`,
+    "folder; SKILL.md is what the agent reads.",
+    "",
+  ].join("\n");
+  return zipArchive([
+    { path: `${root}/SKILL.md`, content: Buffer.from(skill) },
+    { path: `${root}/README.md`, content: Buffer.from(readme) },
+  ]);
 }
 
 /**
