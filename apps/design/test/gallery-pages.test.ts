@@ -62,6 +62,11 @@ async function open(context: BrowserContext, target: string) {
   return { page, response, errors, elsewhere };
 }
 
+/** Keys work once the page has hydrated (`markKeysReady`); a key pressed before that does nothing. */
+async function keysReady(page: Page): Promise<void> {
+  await page.waitForSelector('html[data-keys="ready"]', { state: "attached" });
+}
+
 /** The grid's facet counts as the page shows them: filter name -> value label -> count. */
 async function shownFacets(page: Page): Promise<Record<string, Record<string, number>>> {
   return page.evaluate(() => {
@@ -178,6 +183,7 @@ describe("the gallery grid", () => {
   it("moves through the grid by arrow keys and opens a screen with Enter", async () => {
     const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
     const { page } = await open(context, "/screens");
+    await keysReady(page);
     const links = page.locator(".screen-grid .screen-link");
     await links.first().focus();
     await page.keyboard.press("ArrowRight");
@@ -263,6 +269,7 @@ describe("a screen, an app's flow, the patterns and the taxonomy", () => {
     const screen = chosen as { id: number; variants: { id: number }[] };
     const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
     const { page, errors } = await open(context, `/screens/${screen.id}`);
+    await keysReady(page);
     const selected = () => page.getAttribute('[role="tab"][aria-selected="true"]', "id");
     expect(await selected()).toBe(`variant-tab-${screen.variants[0]?.id}`);
     await page.locator('[role="tab"][aria-selected="true"]').focus();
@@ -307,6 +314,7 @@ describe("a screen, an app's flow, the patterns and the taxonomy", () => {
     const context = await browser.newContext({ locale: "ko-KR", viewport: { width: 1280, height: 900 } });
     const { page, errors } = await open(context, `/apps/${appId}?flow=${flow?.id}`);
     expect(await page.locator(".flow-position").textContent()).toContain("1단계");
+    await keysReady(page);
     await page.keyboard.press("ArrowRight");
     await page.waitForURL((url) => url.searchParams.get("step") === "2");
     expect(await page.locator(".flow-position").textContent()).toContain("2단계");

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect } from "react";
+import { markKeysReady } from "./keys-ready";
 
 /**
  * Arrow keys move the focus through a grid of links (`[data-grid-item]` inside the element with `id`), row by row as
@@ -30,6 +31,7 @@ export function GridKeys({ id }: { id: string }) {
       items[Math.min(items.length - 1, Math.max(0, target))]?.focus();
     };
     grid.addEventListener("keydown", onKey);
+    markKeysReady();
     return () => grid.removeEventListener("keydown", onKey);
   }, [id]);
   return null;

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect } from "react";
+import { markKeysReady } from "./keys-ready";
 
 /**
  * Keys that follow the page's own links: each key opens the link with that `data-key` (the previous and next step
@@ -17,6 +18,7 @@ export function LinkKeys() {
       link.click();
     };
     window.addEventListener("keydown", onKey);
+    markKeysReady();
     return () => window.removeEventListener("keydown", onKey);
   }, []);
   return null;

@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
+import { markKeysReady } from "./keys-ready";
 
 export type ViewerVariant = {
   id: number;
@@ -61,6 +62,7 @@ export function VariantViewer({ variants, initial }: { variants: ViewerVariant[]
       }
     };
     window.addEventListener("keydown", onKey);
+    markKeysReady();
     return () => window.removeEventListener("keydown", onKey);
   });
 
