@@ -318,6 +318,8 @@ describe("a screen, an app's flow, the patterns and the taxonomy", () => {
     await page.keyboard.press("ArrowRight");
     await page.waitForURL((url) => url.searchParams.get("step") === "2");
     expect(await page.locator(".flow-position").textContent()).toContain("2단계");
+    // The step links are plain links: each step is a new document, which must hydrate before a key works.
+    await keysReady(page);
     await page.keyboard.press("ArrowLeft");
     await page.waitForURL((url) => url.searchParams.get("step") === "1");
     expect(await seriousViolations(page)).toEqual([]);
