@@ -5,10 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
+# Each stage prints the seconds since the start: CI has a time budget, and this is where it goes.
+stage() { echo "== $1 (at ${SECONDS} s)"; }
 
 bash scripts/ensure-test-deps.sh
 
-echo "== Lint and typecheck"
+stage "Lint and typecheck"
 npx biome ci .
 npx turbo run typecheck --output-logs=errors-only
 npx tsc --noEmit -p bench
@@ -20,13 +22,14 @@ if [ -n "$(git status --porcelain packages/db/drizzle)" ]; then
   exit 1
 fi
 
-echo "== Test suite on the embedded PostgreSQL"
+stage "Test suite on the embedded PostgreSQL"
 env -u DATABASE_URL npx vitest run
 
-echo "== Database suites on the system PostgreSQL server"
+stage "Database suites on the system PostgreSQL server"
 DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" npx vitest run --project packages
 
-echo "== Benchmark smoke run (1 s per scenario, the hot paths also through HAProxy, a gallery of 5,000 screens; the figures are not meaningful, the run must not fail: answers equal, no sequential scan)"
+stage "Benchmark smoke run (1 s per scenario, the hot paths also through HAProxy, a gallery of 5,000 screens; the figures are not meaningful, the run must not fail: answers equal, no sequential scan)"
 SHELF_BENCH_TARGET=cluster SHELF_BENCH_SECONDS=1 SHELF_BENCH_WARMUP_SECONDS=0 SHELF_BENCH_DOWNLOAD_MB=64 SHELF_BENCH_OUTPUT="${TMPDIR:-/tmp}/shelf-bench-smoke.md" \
   SHELF_BENCH_GALLERY_SCREENS=5000 SHELF_BENCH_GALLERY_OUTPUT="${TMPDIR:-/tmp}/shelf-bench-gallery-smoke.md" \
   DATABASE_URL="${SHELF_TEST_SYSTEM_DATABASE_URL:-postgres://127.0.0.1:5432/test}" npm run bench
+stage "All checks and tests passed"
