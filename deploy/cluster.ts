@@ -169,6 +169,9 @@ function startGuard(): Guard {
     },
     stop: async () => {
       if (guard.exitCode !== null || guard.signalCode !== null) return;
+      // Waited for: without this, a launcher whose start failed would have nothing left to keep it alive, and would
+      // exit (code 13, an unsettled wait) before printing why.
+      guard.ref();
       guard.stdin?.end();
       await exited;
     },

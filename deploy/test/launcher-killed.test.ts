@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +36,19 @@ function descendants(pid: number): Set<number> {
   return found;
 }
 
+/** The script's environment as an operator runs it: its own embedded PostgreSQL, redis-server and S3 server. */
+function launcherEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, SHELF_DEMO: "false", SHELF_HOUSEKEEPING_INTERVAL_MINUTES: "0" };
+  // Nor the test run's settings (its log file, NODE_ENV=test, VITEST..., and Vite's BASE_URL, MODE, DEV, PROD, SSR).
+  for (const name of Object.keys(env)) {
+    if (/^(VITEST|SHELF_LOG_FILE$|SHELF_TEST_|NODE_ENV$|TEST$|BASE_URL$|MODE$|DEV$|PROD$|SSR$)/.test(name)) {
+      delete env[name];
+    }
+  }
+  for (const name of ["DATABASE_URL", "REDIS_URL", "SHELF_S3_BUCKET"]) delete env[name];
+  return env;
+}
+
 let launcher: ChildProcess | undefined;
 let dataDir: string | undefined;
 let started = new Set<number>();
@@ -57,14 +71,7 @@ it("a SIGKILLed launcher leaves no process it started running, nor a port taken"
   // mkdtemp makes it 0700: as root, the embedded PostgreSQL runs as `postgres`, which must enter it.
   await fs.chmod(dataDir, 0o755);
   // The script as an operator runs it: its own embedded PostgreSQL, redis-server, S3 server and HAProxy.
-  const env: NodeJS.ProcessEnv = { ...process.env, SHELF_DEMO: "false", SHELF_HOUSEKEEPING_INTERVAL_MINUTES: "0" };
-  // Nor the test run's settings (its log file, NODE_ENV=test, VITEST..., and Vite's BASE_URL, MODE, DEV, PROD, SSR).
-  for (const name of Object.keys(env)) {
-    if (/^(VITEST|SHELF_LOG_FILE$|SHELF_TEST_|NODE_ENV$|TEST$|BASE_URL$|MODE$|DEV$|PROD$|SSR$)/.test(name)) {
-      delete env[name];
-    }
-  }
-  for (const name of ["DATABASE_URL", "REDIS_URL", "SHELF_S3_BUCKET"]) delete env[name];
+  const env = launcherEnv();
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "scripts/cluster.ts", "--web", "1", "--design", "1", "--port", "0", "--design-port", "0"],
@@ -128,3 +135,49 @@ it("a SIGKILLed launcher leaves no process it started running, nor a port taken"
   ).toEqual([]);
   for (const port of ports) expect(await accepts(port), `port ${port}`).toBe(false);
 }, 240_000);
+
+// As root the embedded PostgreSQL runs as the postgres user: a data folder under a folder closed to others (mkdtemp's
+// 0700) cannot work. The launcher used to wait on its guard with nothing keeping it alive, and exit 13 saying nothing.
+it.runIf(process.getuid?.() === 0)(
+  "a start that cannot go on says why, exits 1 and leaves nothing running",
+  async () => {
+    const closed = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-cluster-closed-"));
+    const guards = () =>
+      processes()
+        .filter((process) => process.command.includes("deploy/guard.ts"))
+        .map((process) => process.pid);
+    const before = new Set(guards());
+    try {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "scripts/cluster.ts", "--web", "1", "--design", "1", "--port", "0", "--design-port", "0"],
+        {
+          cwd: root,
+          env: { ...launcherEnv(), SHELF_CLUSTER_DATA_DIR: path.join(closed, "cluster") },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let output = "";
+      child.stdout?.on("data", (chunk) => {
+        output += chunk;
+      });
+      child.stderr?.on("data", (chunk) => {
+        output += chunk;
+      });
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect({ code, output: output.trim().split("\n").at(-1) }).toEqual({
+        code: 1,
+        output: expect.stringMatching(
+          new RegExp(
+            `^error: The embedded PostgreSQL runs as the postgres user .* cannot enter ${closed} \\(mode 700\\)`,
+          ),
+        ),
+      });
+      // Its guard went with it.
+      expect(guards().filter((pid) => !before.has(pid))).toEqual([]);
+    } finally {
+      await fs.rm(closed, { recursive: true, force: true });
+    }
+  },
+  120_000,
+);

@@ -86,6 +86,11 @@ describe("the build check of npm start", () => {
       const later = new Date(Date.now() + 5000);
       await fs.utimes(path.join(dir, ".next/BUILD_ID"), later, later);
       expect(buildState(dir, sources)).toEqual({ current: true });
+      // A test beside the sources changed: the build is still current.
+      await fs.writeFile(path.join(dir, "app/docs/page.test.ts"), "export {}");
+      const tested = new Date(Date.now() + 10_000);
+      await fs.utimes(path.join(dir, "app/docs/page.test.ts"), tested, tested);
+      expect(buildState(dir, sources)).toEqual({ current: true });
       const edited = new Date(Date.now() + 10_000);
       await fs.utimes(path.join(dir, "app/docs/page.tsx"), edited, edited);
       expect(buildState(dir, sources)).toEqual({

@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
+import { SetupError } from "./env";
 
 const USER = "postgres";
 const PASSWORD = "postgres";
@@ -42,7 +43,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const pgData = path.join(options.dataDir, "postgres");
   await fs.mkdir(options.dataDir, { recursive: true });
   // As root the server runs as the `postgres` user, which must be able to enter the folder.
-  if (process.getuid?.() === 0) await fs.chmod(options.dataDir, 0o755);
+  if (process.getuid?.() === 0) {
+    await fs.chmod(options.dataDir, 0o755);
+    await assertReachableByOthers(options.dataDir);
+  }
 
   const running = await findRunningServer(pgData);
   if (running) return joined(running, pgData);
@@ -76,6 +80,23 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     return { url, port, owned: true, pidFile, stop: supervise(server, options) };
   } finally {
     await release();
+  }
+}
+
+/**
+ * As root, the embedded server runs as the `postgres` user: every folder above the data folder must let other users
+ * through (the execute bit for others), or initdb fails with a bare "Permission denied" deep in its output. Said
+ * here, in one line, with what to do instead.
+ */
+async function assertReachableByOthers(dataDir: string): Promise<void> {
+  for (let dir = path.dirname(path.resolve(dataDir)); ; dir = path.dirname(dir)) {
+    const { mode } = await fs.stat(dir);
+    if ((mode & 0o001) === 0) {
+      throw new SetupError(
+        `The embedded PostgreSQL runs as the postgres user when started as root, and it cannot enter ${dir} (mode ${(mode & 0o777).toString(8)}), above the data folder ${dataDir}: choose a data folder it can reach (SHELF_DATA_DIR, or --data), open that folder to others (chmod o+x), set DATABASE_URL to a server of your own, or run as another user.`,
+      );
+    }
+    if (dir === path.dirname(dir)) return;
   }
 }
 

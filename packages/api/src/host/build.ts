@@ -17,13 +17,16 @@ export const BUILD_SOURCES = [
   "../../package-lock.json",
 ];
 
+const TEST_FILE = /\.test\.tsx?$/;
+
 function newestFile(target: string): { file: string; mtimeMs: number } | null {
   if (!existsSync(target)) return null;
   const stat = statSync(target);
   if (!stat.isDirectory()) return { file: target, mtimeMs: stat.mtimeMs };
   let newest: { file: string; mtimeMs: number } | null = null;
   for (const entry of readdirSync(target)) {
-    if (entry === "node_modules" || entry.startsWith(".")) continue;
+    // Tests are never part of a build: editing one does not make the build stale.
+    if (entry === "node_modules" || entry.startsWith(".") || TEST_FILE.test(entry)) continue;
     const found = newestFile(path.join(target, entry));
     if (found && (!newest || found.mtimeMs > newest.mtimeMs)) newest = found;
   }
