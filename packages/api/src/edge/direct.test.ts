@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { callTRPCProcedure, TRPCError } from "@trpc/server";
+import { callTRPCProcedure, initTRPC, TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
@@ -110,6 +111,81 @@ describe("the REST edge's direct procedure call", () => {
     }
     // The table reached successes and every kind of refusal.
     expect([...compared].sort()).toEqual(['"ok"', "401", "403", "404", "409", "422"].sort());
+  });
+
+  it("parses inputs and outputs as tRPC's validator middlewares do: merged inputs, async schemas, bad outputs", async () => {
+    const t = initTRPC.context<Record<string, never>>().create();
+    const seen: string[] = [];
+    const probe = t.router({
+      merged: t.procedure
+        .input(z.object({ a: z.string() }))
+        .use(async ({ input, next }) => {
+          seen.push(`between: ${JSON.stringify(input)}`);
+          return next();
+        })
+        .input(z.object({ b: z.number().refine(async (value) => value > 0, "must be positive") }))
+        .output(z.object({ sum: z.string() }))
+        .query(({ input }) => ({ sum: `${input.a}${input.b}`, dropped: "not in the output schema" })),
+      badOutput: t.procedure
+        .input(z.object({}))
+        .output(z.object({ n: z.number() }))
+        .query(() => ({ n: "one" }) as unknown as { n: number }),
+      throws: t.procedure.query(() => {
+        throw new TRPCError({ code: "NOT_FOUND", message: "gone" });
+      }),
+    });
+    const cases: { path: string; input: unknown }[] = [
+      { path: "merged", input: { a: "x", b: 2 } },
+      { path: "merged", input: { a: "x", b: -1 } },
+      { path: "merged", input: { a: 1, b: 2 } },
+      { path: "merged", input: "not an object" },
+      { path: "badOutput", input: {} },
+      { path: "throws", input: undefined },
+    ];
+    for (const { path, input } of cases) {
+      const describeError = (error: unknown) =>
+        error instanceof TRPCError
+          ? { code: error.code, message: error.message, cause: String(error.cause) }
+          : { other: String(error) };
+      const settle = async (call: () => Promise<unknown>) => {
+        seen.length = 0;
+        try {
+          return { ok: await call(), seen: [...seen] };
+        } catch (error) {
+          return { error: describeError(error), seen: [...seen] };
+        }
+      };
+      const viaTrpc = await settle(() =>
+        callTRPCProcedure({
+          router: probe,
+          path,
+          type: "query",
+          ctx: {},
+          getRawInput: async () => input,
+          signal: undefined,
+          batchIndex: 0,
+        }),
+      );
+      const direct = await settle(() => directCall(probe, path)({} as never, async () => input));
+      expect(direct, `${path}: ${JSON.stringify(input)}`).toEqual(viaTrpc);
+    }
+    // The cases reached a success (with the output's extra field stripped), and each kind of failure.
+    const outcomes = await Promise.all(
+      cases.map(({ path, input }) =>
+        directCall(probe, path)({} as never, async () => input).then(
+          (data) => JSON.stringify(data),
+          (error: TRPCError) => error.code,
+        ),
+      ),
+    );
+    expect(outcomes).toEqual([
+      '{"sum":"x2"}',
+      "BAD_REQUEST",
+      "BAD_REQUEST",
+      "BAD_REQUEST",
+      "INTERNAL_SERVER_ERROR",
+      "NOT_FOUND",
+    ]);
   });
 
   it("refuses a path that names no procedure when the edge is made, not on a request", () => {

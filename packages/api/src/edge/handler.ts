@@ -177,9 +177,10 @@ export function createEdge(options: EdgeOptions): Edge {
   const prefixes = [
     ...new Set(routes.routes.filter((route) => !route.meta.exactPath).map((route) => `/${route.path.split("/")[1]}`)),
   ];
+  const underPrefixes = prefixes.map((prefix) => `${prefix}/`);
   const exactPaths = new Set(routes.routes.filter((route) => route.meta.exactPath).map((route) => route.path));
-  const corsRoutes = routes.routes.filter((route) => route.meta.oauth);
-  const mcpRoutes = routes.routes.filter((route) => route.meta.mcp);
+  const corsRoute = routeOfPath(routes.routes.filter((route) => route.meta.oauth));
+  const mcpRoute = routeOfPath(routes.routes.filter((route) => route.meta.mcp));
   const base = new URL(options.baseUrl);
   const hosts = allowedHostsFor(base, options.allowedHosts ?? []);
   const credentials = options.credentials ?? accountApiPolicy;
@@ -220,9 +221,9 @@ export function createEdge(options: EdgeOptions): Edge {
     const seen: Seen = {};
     const result = await answer(request, requestId, seen);
     const path = request.target.split("?", 1)[0] as string;
-    const mcp = mcpRoutes.find((route) => route.pattern.test(path));
+    const mcp = mcpRoute(path);
     if (mcp) return mcpAnswer(mcp, result, seen.credential);
-    const cors = corsRoutes.find((route) => route.pattern.test(path));
+    const cors = corsRoute(path);
     if (!cors) return result;
     Object.assign(result.headers, CORS);
     return asOAuthError(result, cors.meta.oauth?.invalidInput ?? "invalid_request");
@@ -274,7 +275,7 @@ export function createEdge(options: EdgeOptions): Edge {
     }
 
     // DNS rebinding: a page on another site reaching an MCP endpoint through a name that resolves to this server.
-    if (mcpRoutes.some((route) => route.pattern.test(path)) && !sameOrigin(request, hosts, base)) {
+    if (mcpRoute(path) && !sameOrigin(request, hosts, base)) {
       return errorResult("forbidden_origin");
     }
     const matched = routes.match(method, path);
@@ -453,7 +454,9 @@ export function createEdge(options: EdgeOptions): Edge {
 
   return {
     handle,
-    owns: (path) => exactPaths.has(path) || prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
+    owns: (path) =>
+      exactPaths.has(path) ||
+      prefixes.some((prefix, index) => path === prefix || path.startsWith(underPrefixes[index] as string)),
     routes,
     document,
     ready: async (timeoutMs) =>
@@ -602,6 +605,20 @@ function finish(request: EdgeRequest, result: EdgeResult): EdgeResult {
   if (result.status !== 204 && result.status !== 304) headers["content-length"] = String(bodyLength(result.body));
   if (request.method === "HEAD") result.body = null;
   return result;
+}
+
+/**
+ * The first of these routes whose path (any method) is this one: a lookup for paths written out, a scan for those with
+ * parameters.
+ */
+function routeOfPath(routes: EdgeRoute[]): (path: string) => EdgeRoute | undefined {
+  const exact = new Map<string, EdgeRoute>();
+  for (const route of routes) if (route.params.length === 0 && !exact.has(route.path)) exact.set(route.path, route);
+  const patterned = routes.filter((route) => route.params.length > 0);
+  return (path) =>
+    patterned.length === 0
+      ? exact.get(path)
+      : routes.find((route) => (route.params.length === 0 ? route.path === path : route.pattern.test(path)));
 }
 
 function clientAddress(request: EdgeRequest, options: EdgeOptions): string {

@@ -8,9 +8,10 @@ import type { EdgeRequest } from "./request";
 import { bodyLength, domainErrorBody, type EdgeResult, errorToResponse, isStream, jsonResult } from "./results";
 
 /** A Node request as the edge reads it. The target must already be in origin form (see `originForm`). */
-export function fromNode(req: IncomingMessage): EdgeRequest {
+export function fromNode(req: IncomingMessage, requestId?: string): EdgeRequest {
   const method = req.method ?? "GET";
   return {
+    requestId,
     method,
     target: req.url ?? "/",
     header: (name) => {

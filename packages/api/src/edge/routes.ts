@@ -76,9 +76,19 @@ export type RouteMatch = { route: EdgeRoute; params: Record<string, string> };
 /** The routes of one edge, matched against decoded-per-segment paths. */
 export class RouteTable {
   readonly routes: readonly EdgeRoute[];
+  /**
+   * The match of each path written without parameters, by method and path, as the scan below finds it for that very
+   * path (so an earlier route with parameters that also matches it still wins): most requests are answered by one
+   * lookup instead of a regular expression per route.
+   */
+  private readonly exact = new Map<string, RouteMatch | null>();
 
   constructor(routes: EdgeRoute[]) {
     this.routes = routes;
+    for (const route of routes) {
+      if (route.params.length === 0)
+        this.exact.set(`${route.method} ${route.path}`, this.scan(route.method, route.path));
+    }
   }
 
   /**
@@ -86,6 +96,12 @@ export class RouteTable {
    * the caller checked the encoding is well formed.
    */
   match(method: string, path: string): RouteMatch | null {
+    const known = this.exact.get(`${method} ${path}`);
+    // A copy: a caller may add to its parameters.
+    return known === undefined ? this.scan(method, path) : known && { route: known.route, params: { ...known.params } };
+  }
+
+  private scan(method: string, path: string): RouteMatch | null {
     for (const route of this.routes) {
       if (route.method !== method) continue;
       const match = route.pattern.exec(path);

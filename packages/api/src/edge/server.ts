@@ -120,7 +120,7 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
       return answer(res, errorResult("not_found", "This host serves the API under /api only."), "legacy");
     }
     if (options.ops && OPS_PATHS.has(path)) {
-      const result = await opsResult(path, { ...fromNode(req), requestId }, options.ops);
+      const result = await opsResult(path, fromNode(req, requestId), options.ops);
       if (req.method === "HEAD") result.body = null;
       return answer(res, result, path);
     }
@@ -136,7 +136,7 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
       if (!capNodeBody(req, limit, () => refuseBody(req, res))) return refuseBody(req, res);
       return options.fallback(req, res);
     }
-    const request = { ...fromNode(req), requestId };
+    const request = fromNode(req, requestId);
     const result = await edge.handle(legacy ? forwardedRequest(request) : request);
     if (stopping) res.shouldKeepAlive = false;
     return answer(res, result, result.route ?? "unmatched");

@@ -1,0 +1,246 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import http from "node:http";
+import { Session } from "node:inspector/promises";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import {
+  createAccountApiEdge,
+  createDelivery,
+  createLogger,
+  createMetrics,
+  createRateLimiter,
+  loadDeliveryFiles,
+  readApiEnv,
+} from "@shelf/api";
+import { createEdgeServer } from "@shelf/api/edge";
+import { createDb } from "@shelf/db";
+import { databaseUrl, runMigrations } from "@shelf/db/server";
+import postgres from "postgres";
+import { createBaseline } from "./baseline-core";
+import { createBaselineServer } from "./baseline-server";
+import { loadBenchData } from "./data";
+
+/**
+ * The Node CPU a light hot path costs in the API's edge against the baseline's own code, in one process on one
+ * database, without sockets: the edge's `handle()` and the baseline's functions (key lookup, answer, JSON text) are
+ * called in alternating blocks (edge, baseline, baseline, edge, ...) so that both see the same machine, and the
+ * medians of the blocks' CPU per request are compared. Both answers are checked alike before measuring. DATABASE_URL
+ * names the server; SHELF_PAIRED_REQUESTS requests per block (2000), SHELF_PAIRED_BLOCKS blocks per side (8),
+ * SHELF_PAIRED_ONLY a scenario name's part, SHELF_PAIRED_PROFILE a folder for CPU profiles of each side's blocks.
+ * SHELF_PAIRED_HTTP=1 sends the requests over HTTP instead (keep-alive, from this process) to the edge's server, as
+ * the apps make it (request log, metrics), and to the baseline's server, both listening in this process: the
+ * difference then includes each server's HTTP handling.
+ */
+const REQUESTS = Number(process.env.SHELF_PAIRED_REQUESTS ?? 2000);
+const BLOCKS = Number(process.env.SHELF_PAIRED_BLOCKS ?? 8);
+const CONCURRENCY = 10;
+
+type Scenario = {
+  name: string;
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  /** The baseline's answer: status and JSON text. */
+  baseline: (authorization: string, body: unknown) => Promise<{ status: number; text: string }>;
+};
+
+async function main() {
+  const serverUrl = process.env.DATABASE_URL as string;
+  const database = `shelf_paired_${randomBytes(3).toString("hex")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${database}`);
+  const url = databaseUrl(serverUrl, database);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-paired-"));
+  const handle = createDb(url, { max: 10 });
+  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  try {
+    await runMigrations(url);
+    const data = await loadBenchData(handle);
+    const env = readApiEnv({} as NodeJS.ProcessEnv);
+    const files = await loadDeliveryFiles(env, dataDir);
+    const delivery = await createDelivery({ env, dataDir, baseUrl: "http://bench.test", files });
+    const log = createLogger({ SHELF_LOG_LEVEL: "info", SHELF_LOG_FILE: path.join(dataDir, "log") });
+    const edge = createAccountApiEdge({
+      db: handle.db,
+      baseUrl: "http://bench.test",
+      delivery,
+      rateLimiter: createRateLimiter({ points: 1e9 }),
+      log,
+    });
+    const base = createBaseline(sql, "http://bench.test");
+    const overHttp = process.env.SHELF_PAIRED_HTTP === "1";
+    const edgeServer = createEdgeServer({
+      edges: [edge],
+      fallback: async (_req, res) => void res.end(),
+      log,
+      ops: { metrics: createMetrics(), readiness: async () => ({ ready: true, checks: {} }) },
+    });
+    const edgePort = overHttp ? await edgeServer.listen(0, "127.0.0.1") : 0;
+    const baselineServer = createBaselineServer(sql, "http://bench.test");
+    if (overHttp) await new Promise<void>((resolve) => baselineServer.listen(0, "127.0.0.1", resolve));
+    const baselinePort = overHttp ? (baselineServer.address() as AddressInfo).port : 0;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    /** One request over HTTP: its status and body. */
+    const send = (port: number, method: string, target: string, headers: Record<string, string>, body: Buffer | null) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: "127.0.0.1",
+            port,
+            method,
+            path: target,
+            headers: body ? { ...headers, "content-length": String(body.length) } : headers,
+            agent,
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () =>
+              resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+            );
+            response.on("error", reject);
+          },
+        );
+        request.on("error", reject);
+        request.end(body ?? undefined);
+      });
+    const authorization = `Bearer ${data.deviceKey}`;
+    const all: Scenario[] = [
+      {
+        name: "license check, seated",
+        method: "POST",
+        path: "/api/license/check",
+        body: { product_id: data.updateProductId, device_id: "paired-seated", app_version: "1.1.0" },
+        baseline: async (header, body) => {
+          const key = await base.keyOf(header);
+          if (!key) return { status: 401, text: "" };
+          const answer = await base.licenseCheck(key, body as Record<string, string>);
+          return { status: answer.status, text: JSON.stringify(answer.body) };
+        },
+      },
+      {
+        name: "client-config",
+        method: "GET",
+        path: "/api/client-config",
+        baseline: async (header) => {
+          const key = await base.keyOf(header);
+          if (!key) return { status: 401, text: "" };
+          const answer = await base.clientConfig(key);
+          return { status: answer.status, text: JSON.stringify(answer.body) };
+        },
+      },
+    ];
+    const scenarios = all.filter(
+      (scenario) => !process.env.SHELF_PAIRED_ONLY || scenario.name.includes(process.env.SHELF_PAIRED_ONLY),
+    );
+
+    for (const scenario of scenarios) {
+      const bytes = scenario.body ? Buffer.from(JSON.stringify(scenario.body)) : null;
+      const headers = new Map<string, string>([["authorization", authorization]]);
+      if (bytes) headers.set("content-type", "application/json");
+      const plainHeaders = Object.fromEntries(headers);
+      const viaEdge = async () => {
+        if (overHttp) return send(edgePort, scenario.method, scenario.path, plainHeaders, bytes);
+        const result = await edge.handle({
+          method: scenario.method,
+          target: scenario.path,
+          header: (name) => headers.get(name),
+          body: bytes
+            ? (async function* () {
+                yield bytes;
+              })()
+            : null,
+          clientAddress: "127.0.0.1",
+        });
+        return { status: result.status, text: Buffer.isBuffer(result.body) ? result.body.toString() : result.body };
+      };
+      const viaBaseline = () =>
+        overHttp
+          ? send(baselinePort, scenario.method, scenario.path, plainHeaders, bytes)
+          : scenario.baseline(authorization, bytes ? JSON.parse(bytes.toString()) : undefined);
+
+      // The same answer, but for what differs between any two calls (times, ids, signatures).
+      const shape = (text: unknown) =>
+        typeof text === "string"
+          ? Object.keys(JSON.parse(text) as object)
+              .sort()
+              .join(",")
+          : String(text);
+      const [fromEdge, fromBaseline] = [await viaEdge(), await viaBaseline()];
+      if (fromEdge.status !== 200 || fromBaseline.status !== 200 || shape(fromEdge.text) !== shape(fromBaseline.text)) {
+        throw new Error(`${scenario.name}: the answers differ:\n${fromEdge.text}\n${fromBaseline.text}`);
+      }
+
+      const profiles = process.env.SHELF_PAIRED_PROFILE;
+      const profiled = new Map<string, object[]>();
+      const block = async (send: () => Promise<{ status: number }>, side?: string) => {
+        const profiler = profiles && side ? new Session() : undefined;
+        if (profiler) {
+          profiler.connect();
+          await profiler.post("Profiler.enable");
+          await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
+          await profiler.post("Profiler.start");
+        }
+        const before = process.cpuUsage();
+        for (let sent = 0; sent < REQUESTS; sent += CONCURRENCY) {
+          const results = await Promise.all(Array.from({ length: CONCURRENCY }, send));
+          if (results.some((result) => result.status !== 200)) throw new Error(`${scenario.name}: not 200`);
+        }
+        const cpu = process.cpuUsage(before);
+        if (profiler && side) {
+          const { profile } = await profiler.post("Profiler.stop");
+          profiled.set(side, [...(profiled.get(side) ?? []), profile]);
+          profiler.disconnect();
+        }
+        return (cpu.user + cpu.system) / REQUESTS;
+      };
+      await block(viaEdge);
+      await block(viaBaseline);
+      const edgeCpu: number[] = [];
+      const baselineCpu: number[] = [];
+      for (let round = 0; round < BLOCKS; round++) {
+        if (round % 2 === 0) {
+          edgeCpu.push(await block(viaEdge, "edge"));
+          baselineCpu.push(await block(viaBaseline, "baseline"));
+        } else {
+          baselineCpu.push(await block(viaBaseline, "baseline"));
+          edgeCpu.push(await block(viaEdge, "edge"));
+        }
+      }
+      const median = (values: number[]) => {
+        const sorted = [...values].sort((a, b) => a - b);
+        return (
+          ((sorted[Math.floor((sorted.length - 1) / 2)] as number) +
+            (sorted[Math.ceil((sorted.length - 1) / 2)] as number)) /
+          2
+        );
+      };
+      const [e, b] = [median(edgeCpu), median(baselineCpu)];
+      for (const [side, list] of profiled) {
+        for (const [index, profile] of list.entries()) {
+          const name = `${scenario.name.replace(/\W+/g, "-")}.${side}.${index}.cpuprofile`;
+          await fs.writeFile(path.join(profiles as string, name), JSON.stringify(profile));
+        }
+      }
+      console.log(
+        `${scenario.name}: edge ${e.toFixed(1)} µs CPU/request, baseline ${b.toFixed(1)} µs, edge - baseline ${(e - b).toFixed(1)} µs (${(e / b).toFixed(2)}x)`,
+      );
+    }
+    agent.destroy();
+    await edgeServer.shutdown(100);
+    baselineServer.close();
+  } finally {
+    await sql.end();
+    await handle.close();
+    await admin.unsafe(`drop database if exists ${database} with (force)`);
+    await admin.end();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
