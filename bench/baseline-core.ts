@@ -85,7 +85,7 @@ const BEST =
   "e.access_expires_at is null desc, e.access_expires_at desc, e.updates_supported_until is null desc, e.updates_supported_until desc, e.id";
 
 // The license check's statements: $1 account, $2 product, $3 bundle id, $4 device, $5 app version.
-const LICENSE_STATE_SQL = `
+export const LICENSE_STATE_SQL = `
   with candidate as (
     select p.id, p.name, p.published, p.device_limit, p.delivery->'payload'->>'bundle_id' as bundle_id
     from products p
@@ -105,7 +105,7 @@ const LICENSE_STATE_SQL = `
     $4::text is not null and exists (select 1 from client_policy_revocations r
       where r.product_id = c.id and r.device_identifier = $4::text) as device_revoked,
     coalesce((select r.released_at > best.updates_supported_until from releases r
-      where r.product_id = c.id and r.yanked_at is null and r.version_sort = shelf_semver_sort_key($5::text)
+      where r.product_id = c.id and r.yanked_at is null and r.version_sort = (select shelf_semver_sort_key($5::text))
       order by r.id limit 1), false) as version_outside_window,
     cp.ttl_days, cp.recheck_hours
   from candidate c

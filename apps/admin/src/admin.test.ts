@@ -18,9 +18,7 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, cliHarness, repoRoot } from "./cli-harness";
-
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+import { ADMIN_COMMAND, type CliResult, cliHarness, repoRoot } from "./cli-harness";
 
 let testDb: TestDatabase;
 let dataDir: string;
@@ -232,8 +230,8 @@ describe("a database that cannot be used", () => {
     ] as const) {
       const result = await new Promise<CliResult>((resolve) => {
         execFile(
-          tsx,
-          ["apps/admin/src/main.ts", "account:create", "--email", "x@example.test"],
+          ADMIN_COMMAND[0],
+          [...ADMIN_COMMAND.slice(1), "account:create", "--email", "x@example.test"],
           { cwd: repoRoot, env: { ...process.env, DATABASE_URL: url } },
           (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         );
@@ -342,8 +340,8 @@ describe("signing:public-key", () => {
     expect(first.kid).toMatch(/^[\w-]{43}$/);
     const offline = await new Promise<CliResult>((resolve) => {
       execFile(
-        tsx,
-        ["apps/admin/src/main.ts", "signing:public-key", "--json"],
+        ADMIN_COMMAND[0],
+        [...ADMIN_COMMAND.slice(1), "signing:public-key", "--json"],
         {
           cwd: repoRoot,
           env: { ...process.env, DATABASE_URL: "postgres://127.0.0.1:1/none", SHELF_DATA_DIR: dataDir },

@@ -5,7 +5,12 @@ import { recordSecretsIn } from "@shelf/api/testing";
 import { expect } from "vitest";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+
+/**
+ * How `npm run admin` runs the CLI: Node with tsx's loader, one process (tsx's own command would start a second Node
+ * to run it in, about half a second more per command).
+ */
+export const ADMIN_COMMAND = [process.execPath, "--import", "tsx", "apps/admin/src/main.ts"] as const;
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
@@ -18,8 +23,8 @@ export function cliHarness(where: () => { databaseUrl: string; dataDir: string; 
     const { databaseUrl, dataDir, env } = where();
     return new Promise((resolve) => {
       execFile(
-        tsx,
-        ["apps/admin/src/main.ts", ...args],
+        ADMIN_COMMAND[0],
+        [...ADMIN_COMMAND.slice(1), ...args],
         {
           cwd: repoRoot,
           env: {

@@ -25,8 +25,8 @@ export async function startAppServer(options: {
   env: Record<string, string | undefined>;
 }): Promise<RunningServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `shelf-${path.basename(options.appDir)}-`));
-  const tsx = path.join(options.appDir, "../../node_modules/.bin/tsx");
-  const child: ChildProcess = spawn(tsx, ["server.ts"], {
+  // Node with tsx's loader, as `npm start` runs the servers (tsx's own command would be a second Node process).
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: options.appDir,
     env: {
       ...process.env,
