@@ -33,6 +33,10 @@ const BASE_URL = "http://bench.test";
 const OUTPUT = path.resolve(root, process.env.SHELF_BENCH_OUTPUT ?? "bench/results/latest.md");
 /** How many times in a row the library pair (baseline, then app) runs for its tail (5; 0 skips the series). */
 const LIBRARY_RUNS = Number(process.env.SHELF_BENCH_LIBRARY_RUNS ?? 5);
+/** How many times each light path's pair runs again after the table's run, in alternating order (see lightSeries). */
+const LIGHT_RUNS = Number(process.env.SHELF_BENCH_LIGHT_RUNS ?? 5);
+/** The light hot paths' groups: a request costs little, so a run's ratio moves with the machine more than most. */
+const LIGHT_GROUPS = ["license-seated", "client-config"];
 /** `cluster`: also the hot paths through HAProxy against one instance directly (bench/proxy.ts). */
 const TARGET = process.env.SHELF_BENCH_TARGET ?? "";
 const CLUSTER_WEB = Number(process.env.SHELF_BENCH_CLUSTER_WEB ?? 1);
@@ -423,9 +427,11 @@ async function main() {
     }
 
     const library = only && !picked("GET /api/library (50 products)") ? [] : await librarySeries();
+    const light = await lightSeries();
     const proxy = TARGET === "cluster" ? await throughProxy() : [];
     if (only) {
       console.log(library.length ? renderLibrarySeries(library).join("\n") : "");
+      console.log(renderLightSeries(light).join("\n"));
       console.log(renderProxyResults(proxy, CLUSTER_WEB).join("\n"));
       // A look at some scenarios (profiling, comparing): the rest of the report needs the whole run.
       console.log("SHELF_BENCH_ONLY is set: the library growth and download parts and the report file are skipped.");
@@ -503,6 +509,48 @@ async function main() {
       return runs;
     }
 
+    /**
+     * The light paths again, pair after pair: LIGHT_RUNS runs of each (after its warm-up), the baseline first in odd
+     * runs and the app first in even ones, so that a machine getting busier or quieter weighs on both alike; the
+     * median of the runs' ratios is the figure to read.
+     */
+    async function lightSeries(): Promise<LightRun[]> {
+      const runs: LightRun[] = [];
+      for (const group of LIGHT_GROUPS) {
+        const pair = scenarios.filter((scenario) => scenario.group === group);
+        const app = pair.find((scenario) => !scenario.baseline);
+        if (!app || !chosen.includes(app)) continue;
+        for (let index = 0; index < LIGHT_RUNS; index++) {
+          const order = index % 2 === 0 ? pair : [...pair].reverse();
+          const measured = new Map<boolean, { rps: number; p99: number; bad: number }>();
+          for (const scenario of order) {
+            if (WARMUP_SECONDS > 0) await load(scenario, WARMUP_SECONDS, CONNECTIONS);
+            const run = await load(scenario, SECONDS, CONNECTIONS);
+            measured.set(scenario.baseline ?? false, {
+              rps: run.requests.average,
+              p99: run.latency.p99,
+              bad: run.errors + run.timeouts + run.non2xx,
+            });
+          }
+          const base = measured.get(true) as { rps: number; p99: number; bad: number };
+          const api = measured.get(false) as { rps: number; p99: number; bad: number };
+          runs.push({
+            name: app.name,
+            baselineFirst: index % 2 === 0,
+            rps: api.rps,
+            p99: api.p99,
+            baselineRps: base.rps,
+            baselineP99: base.p99,
+            errors: base.bad + api.bad,
+          });
+          console.log(
+            `  ${app.name}, run ${index + 1}: ${Math.round(api.rps)} req/s (${(api.rps / base.rps).toFixed(2)}x), p99 ${api.p99} ms (${(api.p99 / base.p99).toFixed(2)}x)`,
+          );
+        }
+      }
+      return runs;
+    }
+
     const growth = [];
     for (const [size, key] of [
       [10, data.keys.p10],
@@ -519,13 +567,14 @@ async function main() {
     }
     const downloads = await measureDownloads(app.port, app.child.pid as number, download, data, env);
     const rss = peakRss(app.child.pid as number);
-    const report = renderReport(results, growth, rss, data, statements, downloads, library, proxy);
+    const report = renderReport(results, growth, rss, data, statements, downloads, library, light, proxy);
     await fs.writeFile(OUTPUT, report);
     console.log(`\n${report}`);
     const failed = [
       ...results,
       ...growth.map((g) => ({ name: `library at ${g.size}`, errors: g.errors, non2xx: 0 })),
       ...library.map((run, index) => ({ name: `library run ${index + 1}`, errors: run.errors, non2xx: 0 })),
+      ...light.map((run) => ({ name: `${run.name} (again)`, errors: run.errors, non2xx: 0 })),
       ...proxy.map((result) => ({
         name: `${result.name} (directly, through HAProxy)`,
         errors: result.direct.bad + result.proxied.bad,
@@ -764,6 +813,43 @@ function renderLibrarySeries(runs: LibraryRun[]): string[] {
   ];
 }
 
+type LightRun = {
+  name: string;
+  baselineFirst: boolean;
+  rps: number;
+  p99: number;
+  baselineRps: number;
+  baselineP99: number;
+  errors: number;
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = (sorted.length - 1) / 2;
+  return ((sorted[Math.floor(middle)] as number) + (sorted[Math.ceil(middle)] as number)) / 2;
+};
+
+function renderLightSeries(runs: LightRun[]): string[] {
+  if (runs.length === 0) return [];
+  const names = [...new Set(runs.map((run) => run.name))];
+  return [
+    `The light paths, each pair run ${LIGHT_RUNS} more times (the baseline first in odd runs, the app first in even ones):`,
+    "",
+    "| scenario | run | first | req/s | baseline req/s | req/s vs baseline | p99 ms | baseline p99 ms | p99 vs baseline | errors |",
+    "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...runs.map(
+      (run, index) =>
+        `| ${run.name} | ${(index % LIGHT_RUNS) + 1} | ${run.baselineFirst ? "baseline" : "app"} | ${run.rps.toFixed(0)} | ${run.baselineRps.toFixed(0)} | ${(run.rps / run.baselineRps).toFixed(2)} | ${run.p99} | ${run.baselineP99} | ${(run.p99 / run.baselineP99).toFixed(2)} | ${run.errors} |`,
+    ),
+    "",
+    ...names.map((name) => {
+      const own = runs.filter((run) => run.name === name);
+      return `${name}: median of ${own.length} runs ${median(own.map((run) => run.rps / run.baselineRps)).toFixed(2)}x the baseline's requests a second, p99 ${median(own.map((run) => run.p99 / run.baselineP99)).toFixed(2)}x.`;
+    }),
+    "",
+  ];
+}
+
 function currentRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -782,6 +868,7 @@ function renderReport(
   statements: Awaited<ReturnType<typeof countStatements>>,
   downloads: DownloadResult,
   library: LibraryRun[],
+  light: LightRun[],
   proxy: ProxyResult[],
 ): string {
   const fmt = (n: number | undefined, digits = 0) => (n === undefined ? "—" : n.toFixed(digits));
@@ -801,6 +888,7 @@ function renderReport(
     ),
     "",
     ...renderLibrarySeries(library),
+    ...renderLightSeries(light),
     `Download of a ${downloads.sizeMb} MB release file, ${downloads.runs} runs each, curl writing to /dev/null:`,
     "",
     "| server | MB/s (median) | runs (MB/s) | server peak RSS before, after (MB) |",
