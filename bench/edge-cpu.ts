@@ -1,21 +1,8 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import { Session } from "node:inspector/promises";
-import os from "node:os";
 import path from "node:path";
-import {
-  createAccountApiEdge,
-  createDelivery,
-  createLogger,
-  createRateLimiter,
-  loadDeliveryFiles,
-  readApiEnv,
-} from "@shelf/api";
 import { createEdgeServer } from "@shelf/api/edge";
-import { createDb } from "@shelf/db";
-import { databaseUrl, runMigrations } from "@shelf/db/server";
-import postgres from "postgres";
-import { loadBenchData } from "./data";
+import { startBenchEdge } from "./edge-setup";
 
 /**
  * The edge's own CPU per request of the light hot paths, in this process, without Next.js or another server's noise:
@@ -28,28 +15,9 @@ const REQUESTS = Number(process.env.SHELF_EDGE_CPU_REQUESTS ?? 2000);
 const CONCURRENCY = 10;
 
 async function main() {
-  const serverUrl = process.env.DATABASE_URL as string;
-  const database = `shelf_edgecpu_${randomBytes(3).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${database}`);
-  const url = databaseUrl(serverUrl, database);
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-edge-cpu-"));
-  const handle = createDb(url, { max: 10 });
+  const { data, edge, log, close } = await startBenchEdge("edgecpu");
   let server: ReturnType<typeof createEdgeServer> | undefined;
   try {
-    await runMigrations(url);
-    const data = await loadBenchData(handle);
-    const env = readApiEnv({} as NodeJS.ProcessEnv);
-    const files = await loadDeliveryFiles(env, dataDir);
-    const delivery = await createDelivery({ env, dataDir, baseUrl: "http://bench.test", files });
-    const log = createLogger({ SHELF_LOG_LEVEL: "info", SHELF_LOG_FILE: path.join(dataDir, "log") });
-    const edge = createAccountApiEdge({
-      db: handle.db,
-      baseUrl: "http://bench.test",
-      delivery,
-      rateLimiter: createRateLimiter({ points: 1e9 }),
-      log,
-    });
     server = createEdgeServer({ edges: [edge], fallback: async (_req, res) => void res.end(), log });
     const port = await server.listen(0, "127.0.0.1");
     type EdgeScenario = {
@@ -137,10 +105,7 @@ async function main() {
     }
   } finally {
     await server?.shutdown(100);
-    await handle.close();
-    await admin.unsafe(`drop database if exists ${database} with (force)`);
-    await admin.end();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

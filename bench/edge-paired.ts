@@ -1,26 +1,14 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
-import {
-  createAccountApiEdge,
-  createDelivery,
-  createLogger,
-  createMetrics,
-  createRateLimiter,
-  loadDeliveryFiles,
-  readApiEnv,
-} from "@shelf/api";
+import { createMetrics } from "@shelf/api";
 import { createEdgeServer } from "@shelf/api/edge";
-import { createDb } from "@shelf/db";
-import { databaseUrl, runMigrations } from "@shelf/db/server";
 import postgres from "postgres";
 import { createBaseline } from "./baseline-core";
 import { createBaselineServer } from "./baseline-server";
-import { loadBenchData } from "./data";
+import { startBenchEdge } from "./edge-setup";
 
 /**
  * The Node CPU a light hot path costs in the API's edge against the baseline's own code, in one process on one
@@ -47,28 +35,9 @@ type Scenario = {
 };
 
 async function main() {
-  const serverUrl = process.env.DATABASE_URL as string;
-  const database = `shelf_paired_${randomBytes(3).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${database}`);
-  const url = databaseUrl(serverUrl, database);
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-paired-"));
-  const handle = createDb(url, { max: 10 });
+  const { url, data, edge, log, close } = await startBenchEdge("paired");
   const sql = postgres(url, { max: 10, onnotice: () => {} });
   try {
-    await runMigrations(url);
-    const data = await loadBenchData(handle);
-    const env = readApiEnv({} as NodeJS.ProcessEnv);
-    const files = await loadDeliveryFiles(env, dataDir);
-    const delivery = await createDelivery({ env, dataDir, baseUrl: "http://bench.test", files });
-    const log = createLogger({ SHELF_LOG_LEVEL: "info", SHELF_LOG_FILE: path.join(dataDir, "log") });
-    const edge = createAccountApiEdge({
-      db: handle.db,
-      baseUrl: "http://bench.test",
-      delivery,
-      rateLimiter: createRateLimiter({ points: 1e9 }),
-      log,
-    });
     const base = createBaseline(sql, "http://bench.test");
     const overHttp = process.env.SHELF_PAIRED_HTTP === "1";
     const edgeServer = createEdgeServer({
@@ -233,10 +202,7 @@ async function main() {
     baselineServer.close();
   } finally {
     await sql.end();
-    await handle.close();
-    await admin.unsafe(`drop database if exists ${database} with (force)`);
-    await admin.end();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -11,28 +11,22 @@ import type { Meta } from "../trpc";
 
 type Result = { ok: boolean; data?: unknown; error?: unknown; marker: unknown; ctx?: unknown };
 type NextOptions = { ctx?: object; input?: unknown; getRawInput?: () => Promise<unknown> };
+/** What tRPC hands a level of a procedure's chain (a middleware, or the resolver without `next`). */
+type LevelOptions = {
+  ctx: unknown;
+  type: string;
+  path: string;
+  input: unknown;
+  getRawInput: () => Promise<unknown>;
+  meta: Meta | undefined;
+  signal: undefined;
+  batchIndex: number;
+};
 /** A middleware of a procedure's chain as tRPC's builders make them; validators carry `_type`. */
-type Middleware = ((opts: {
-  ctx: unknown;
-  type: string;
-  path: string;
-  input: unknown;
-  getRawInput: () => Promise<unknown>;
-  meta: Meta | undefined;
-  signal: undefined;
-  batchIndex: number;
-  next: (opts?: NextOptions) => Promise<Result>;
-}) => Promise<Result>) & { _type?: string };
-type Resolver = (opts: {
-  ctx: unknown;
-  type: string;
-  path: string;
-  input: unknown;
-  getRawInput: () => Promise<unknown>;
-  meta: Meta | undefined;
-  signal: undefined;
-  batchIndex: number;
-}) => unknown;
+type Middleware = ((opts: LevelOptions & { next: (opts?: NextOptions) => Promise<Result> }) => Promise<Result>) & {
+  _type?: string;
+};
+type Resolver = (opts: LevelOptions) => unknown;
 type Parse = (value: unknown) => unknown;
 
 /** One level of the chain, as the direct call runs it. */
