@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { LICENSE_STATE_SQL } from "@shelf/api";
 import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations } from "@shelf/db/server";
 import postgres from "postgres";
-import { LICENSE_STATE_SQL } from "../packages/api/src/routers/licensing/license";
 import { loadBenchData } from "./data";
 import { postgresCpuMs } from "./harness";
 

@@ -67,6 +67,8 @@ export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
+/** The license check's state statement, which `bench/license-sql.ts` measures in the form the API runs. */
+export { LICENSE_STATE_SQL } from "./routers/licensing/license";
 export * as orderAdmin from "./routers/orders/admin-service";
 export * as productAdmin from "./routers/products/admin-service";
 export { typeLabels } from "./routers/products/format";
