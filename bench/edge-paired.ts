@@ -17,6 +17,8 @@ import { startBenchEdge } from "./edge-setup";
  * medians of the blocks' CPU per request are compared. Both answers are checked alike before measuring. DATABASE_URL
  * names the server; SHELF_PAIRED_REQUESTS requests per block (2000), SHELF_PAIRED_BLOCKS blocks per side (8),
  * SHELF_PAIRED_ONLY a scenario name's part, SHELF_PAIRED_PROFILE a folder for CPU profiles of each side's blocks.
+ * SHELF_PAIRED_HEAP=1 also samples what each side allocates (V8's sampling heap profiler, every 1 KiB on average,
+ * objects a GC collected included) and prints the bytes per request and the functions that allocate most.
  * SHELF_PAIRED_HTTP=1 sends the requests over HTTP instead (keep-alive, from this process) to the edge's server, as
  * the apps make it (request log, metrics), and to the baseline's server, both listening in this process: the
  * difference then includes each server's HTTP handling.
@@ -144,6 +146,9 @@ async function main() {
 
       const profiles = process.env.SHELF_PAIRED_PROFILE;
       const profiled = new Map<string, object[]>();
+      const heap = process.env.SHELF_PAIRED_HEAP === "1" || process.env.SHELF_PAIRED_HEAP === "retained";
+      const retained = process.env.SHELF_PAIRED_HEAP === "retained";
+      const allocated = new Map<string, Map<string, number>>();
       const block = async (send: () => Promise<{ status: number }>, side?: string) => {
         const profiler = profiles && side ? new Session() : undefined;
         if (profiler) {
@@ -152,12 +157,37 @@ async function main() {
           await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
           await profiler.post("Profiler.start");
         }
+        const sampler = heap && side ? new Session() : undefined;
+        if (sampler) {
+          sampler.connect();
+          await sampler.post("HeapProfiler.enable");
+          await sampler.post("HeapProfiler.startSampling", {
+            samplingInterval: 1024,
+            includeObjectsCollectedByMajorGC: !retained,
+            includeObjectsCollectedByMinorGC: !retained,
+          });
+        }
         const before = process.cpuUsage();
         for (let sent = 0; sent < REQUESTS; sent += CONCURRENCY) {
           const results = await Promise.all(Array.from({ length: CONCURRENCY }, send));
           if (results.some((result) => result.status !== 200)) throw new Error(`${scenario.name}: not 200`);
         }
         const cpu = process.cpuUsage(before);
+        if (sampler && side) {
+          // Only what outlived a scavenge: what the young generation's collector copied, and maybe promoted.
+          if (retained) (globalThis as { gc?: (options: object) => void }).gc?.({ type: "minor" });
+          const { profile } = await sampler.post("HeapProfiler.stopSampling");
+          const bySite = allocated.get(side) ?? new Map<string, number>();
+          const walk = (node: typeof profile.head) => {
+            const frame = node.callFrame;
+            const site = `${frame.functionName || "(anonymous)"} ${path.basename(frame.url)}:${frame.lineNumber + 1}`;
+            bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+            for (const child of node.children) walk(child);
+          };
+          walk(profile.head);
+          allocated.set(side, bySite);
+          sampler.disconnect();
+        }
         if (profiler && side) {
           const { profile } = await profiler.post("Profiler.stop");
           profiled.set(side, [...(profiled.get(side) ?? []), profile]);
@@ -196,6 +226,14 @@ async function main() {
       console.log(
         `${scenario.name}: edge ${e.toFixed(1)} µs CPU/request, baseline ${b.toFixed(1)} µs, edge - baseline ${(e - b).toFixed(1)} µs (${(e / b).toFixed(2)}x)`,
       );
+      for (const [side, bySite] of allocated) {
+        const requests = REQUESTS * BLOCKS;
+        const total = [...bySite.values()].reduce((sum, bytes) => sum + bytes, 0);
+        console.log(`  ${side}: about ${Math.round(total / requests)} bytes allocated per request; most by:`);
+        for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+          console.log(`    ${String(Math.round(bytes / requests)).padStart(6)}  ${site}`);
+        }
+      }
     }
     agent.destroy();
     await edgeServer.shutdown(100);

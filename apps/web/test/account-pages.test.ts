@@ -440,6 +440,21 @@ describe("OAuth consent and connected apps", () => {
     return { clientId: registered.client_id as string, verifier, resource, path: `/oauth/authorize?${query}` };
   }
 
+  /**
+   * Presses the consent page's button and returns the URL the browser was sent to. The app's redirect URI is answered
+   * as the app's own local listener would answer it, and the browser has finished landing there before this returns:
+   * a navigation to a port nothing listens on fails later, at a moment of its own, and would cut the next `goto` short.
+   */
+  async function pressAndLand(page: Page, button: string) {
+    const atApp = (url: URL) => url.href.startsWith(REDIRECT);
+    await page.route(atApp, (route) =>
+      route.fulfill({ contentType: "text/html", body: "<!doctype html><title>Notebook Assistant</title>Done." }),
+    );
+    await page.getByRole("button", { name: button }).click();
+    await page.waitForURL(atApp);
+    return new URL(page.url());
+  }
+
   /** The token request an app makes with the code its redirect URI received. */
   async function redeem(
     flow: { clientId: string; verifier: string },
@@ -476,10 +491,8 @@ describe("OAuth consent and connected apps", () => {
     await expectNoSeriousViolations(page, "en consent");
     await page.screenshot({ path: `${shots}/en-oauth-consent.png`, fullPage: true });
 
-    // The browser is sent to the app's redirect URI with the code (nothing listens there: the request is enough).
-    const back = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
-    await page.getByRole("button", { name: "Allow" }).click();
-    const callback = new URL((await back).url());
+    // The browser is sent to the app's redirect URI with the code.
+    const callback = await pressAndLand(page, "Allow");
     expect(callback.searchParams.get("state")).toBe("xyz");
     const tokens = await redeem(flow, callback, { resource: flow.resource });
     const mcp = () =>
@@ -519,9 +532,7 @@ describe("OAuth consent and connected apps", () => {
     await box("orders.read").uncheck();
     await box("subscriptions.read").uncheck();
     await page.screenshot({ path: `${shots}/en-oauth-consent-unticked.png`, fullPage: true });
-    const back = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
-    await page.getByRole("button", { name: "Allow" }).click();
-    const callback = new URL((await back).url());
+    const callback = await pressAndLand(page, "Allow");
     // resource left out: this server has one.
     const tokens = await redeem(flow, callback);
     expect(tokens.scope).toBe("products.read mcp.read");
@@ -545,9 +556,7 @@ describe("OAuth consent and connected apps", () => {
     await page.getByRole("heading", { name: "Notebook Assistant이(가) 내 Shelf 계정 사용을 요청합니다" }).waitFor();
     await expectNoSeriousViolations(page, "ko consent");
     await page.screenshot({ path: `${shots}/ko-oauth-consent.png`, fullPage: true });
-    const back = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
-    await page.getByRole("button", { name: "거부" }).click();
-    const callback = new URL((await back).url());
+    const callback = await pressAndLand(page, "거부");
     expect(callback.searchParams.get("error")).toBe("access_denied");
     expect(callback.searchParams.get("state")).toBe("xyz");
     await context.close();
