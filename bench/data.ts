@@ -10,6 +10,12 @@ export type BenchData = {
   updateProductId: number;
   /** Another of its products: the download scenario publishes its newest release, with a real file. */
   downloadProductId: number;
+  /**
+   * Two more, alike (same releases, no device limit), one for each server: the new-device scenario takes its seats
+   * there, so that the thousands it adds never weigh on the seated check of `updateProductId` (which counts that
+   * product's seats), nor one server's seats on the other's.
+   */
+  seatProductIds: { app: number; baseline: number };
   counts: Record<string, number>;
 };
 
@@ -97,6 +103,10 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
   const [updateProduct, downloadProduct] = await sql<
     { id: number }[]
   >`select product_id as id from entitlements where account_id = ${p50} order by product_id limit 2`;
+  // Like the first (product 1): not a macOS app, so no bundle id in the answer.
+  const [appSeatProduct, baselineSeatProduct] = await sql<{ id: number }[]>`
+    select product_id as id from entitlements where account_id = ${p50} and product_id > 2 and product_id % 3 = 1
+    order by product_id limit 2`;
   const counts = await sql<{ name: string; n: number }[]>`
     select 'accounts' as name, count(*)::int as n from accounts union all
     select 'products', count(*)::int from products union all
@@ -110,6 +120,7 @@ export async function loadBenchData({ db, sql }: DbHandle): Promise<BenchData> {
     deviceKey,
     updateProductId: updateProduct?.id as number,
     downloadProductId: downloadProduct?.id as number,
+    seatProductIds: { app: appSeatProduct?.id as number, baseline: baselineSeatProduct?.id as number },
     counts: Object.fromEntries(counts.map((row) => [row.name, row.n + (row.name === "api_keys" ? 4 : 0)])),
   };
 }

@@ -86,10 +86,20 @@ type Scenario = {
 function pairedScenarios(
   baselinePort: number,
   appPort: number,
-  list: Omit<Scenario, "port" | "baseline">[],
+  list: (Omit<Scenario, "port" | "baseline"> & {
+    /** What the baseline is sent instead (e.g. seats taken on a product of its own). */
+    forBaseline?: Pick<Scenario, "body" | "nextBody">;
+  })[],
 ): Scenario[] {
-  return list.flatMap((scenario) => [
-    { ...scenario, name: `baseline: ${scenario.name}`, baseline: true, port: baselinePort, statements: null },
+  return list.flatMap(({ forBaseline, ...scenario }) => [
+    {
+      ...scenario,
+      ...forBaseline,
+      name: `baseline: ${scenario.name}`,
+      baseline: true,
+      port: baselinePort,
+      statements: null,
+    },
     { ...scenario, port: appPort },
   ]);
 }
@@ -122,7 +132,8 @@ function masked(value: unknown): unknown {
 
 /**
  * The baselines of the licensing scenarios must answer what the app answers (the same fields, in the same order, with
- * the same values but for times and signatures), or their ratios mean nothing: checked before anything is measured.
+ * the same values but for times and signatures), or their ratios mean nothing: checked before anything is measured,
+ * with the app's request sent to both.
  */
 async function assertSameAnswers(scenarios: Scenario[]) {
   for (const base of scenarios.filter((scenario) => scenario.baseline && scenario.group !== "library")) {
@@ -132,7 +143,7 @@ async function assertSameAnswers(scenarios: Scenario[]) {
         const response = await fetch(`http://127.0.0.1:${scenario.port}${scenario.path}`, {
           method: scenario.method ?? "GET",
           headers: scenario.headers,
-          body: scenario.nextBody?.() ?? scenario.body,
+          body: app.nextBody?.() ?? app.body,
         });
         return { status: response.status, body: JSON.stringify(masked(await response.json())) };
       }),
@@ -234,8 +245,12 @@ async function main() {
     await assertSameBytes(app.port, baseline.port, data);
     const statements = await countStatements(url, data, serverData);
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
-    const licenseBody = (device: string) =>
-      JSON.stringify({ product_id: data.updateProductId, device_id: device, app_version: "1.1.0" });
+    const licenseBody = (device: string, productId = data.updateProductId) =>
+      JSON.stringify({ product_id: productId, device_id: device, app_version: "1.1.0" });
+    const newDevices = (productId: number) => {
+      let device = 0;
+      return () => licenseBody(`bench-new-${process.hrtime.bigint()}-${device++}`, productId);
+    };
     const usageBody = (days: number) =>
       JSON.stringify({
         consent: true,
@@ -333,12 +348,14 @@ async function main() {
           path: "/api/license/check",
           method: "POST",
           headers: { ...auth(data.deviceKey), ...json },
-          body: licenseBody("bench-new-first"),
-          // Every request names a device never seen before.
-          nextBody: (() => {
-            let device = 0;
-            return () => licenseBody(`bench-new-${process.hrtime.bigint()}-${device++}`);
-          })(),
+          // Every request names a device never seen before, on a product of its own (see `seatProductIds`): each
+          // server's seats pile up on its own product, so neither counts the seats the other took.
+          body: licenseBody("bench-new-first", data.seatProductIds.app),
+          nextBody: newDevices(data.seatProductIds.app),
+          forBaseline: {
+            body: licenseBody("bench-new-first", data.seatProductIds.baseline),
+            nextBody: newDevices(data.seatProductIds.baseline),
+          },
           expect: 200,
           statements: statements.licenseNew,
         },
@@ -385,6 +402,13 @@ async function main() {
     // Scenarios whose name holds one of SHELF_BENCH_ONLY's `|`-separated parts (with their groups' baselines).
     const parts = only?.split("|") ?? [];
     const picked = (name: string) => parts.some((part) => name.includes(part));
+    // This machine's PostgreSQL runs without autovacuum (as CI servers often do): without it, statistics never change
+    // after the data load, so the plans each connection cached while a table was nearly empty (device seats, usage)
+    // stay in use once it holds thousands of rows, and a scenario after a writing one measures that, not the code.
+    // After each run, what autovacuum would do in production: VACUUM ANALYZE, which also has the plans made again.
+    const maintenance = postgres(url, { max: 1, onnotice: () => {} });
+    cleanups.push(() => maintenance.end());
+    const settle = () => maintenance.unsafe("vacuum analyze");
     const chosen = scenarios.filter((scenario) => !only || picked(scenario.name));
     const groups = new Set(chosen.map((scenario) => scenario.group));
     const results: Result[] = [];
@@ -418,6 +442,7 @@ async function main() {
       console.log(
         `  ${scenario.name}: ${Math.round(run.requests.average)} req/s, p99 ${run.latency.p99} ms, ${perRequest}${statuses}`,
       );
+      await settle();
     }
     for (const result of results) {
       const base = results.find((candidate) => candidate.baseline && candidate.group === result.group);
@@ -664,8 +689,10 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
         launches: index,
       })),
     });
-  const license = (device: (run: number) => string) => (run: number) =>
-    JSON.stringify({ product_id: data.updateProductId, device_id: device(run), app_version: "1.1.0" });
+  const license =
+    (device: (run: number) => string, productId = data.updateProductId) =>
+    (run: number) =>
+      JSON.stringify({ product_id: productId, device_id: device(run), app_version: "1.1.0" });
   const result = {
     library: await measure("/api/library", data.keys.p50),
     library10: await measure("/api/library", data.keys.p10),
@@ -682,7 +709,7 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
     licenseNew: await measure(
       "/api/license/check",
       data.deviceKey,
-      license((run) => `count-new-${run}`),
+      license((run) => `count-new-${run}`, data.seatProductIds.app),
     ),
     usage30: await measure("/api/device/usage", data.deviceKey, days(30)),
     usage200: await measure("/api/device/usage", data.deviceKey, days(200)),
@@ -875,7 +902,7 @@ function renderReport(
   const lines = [
     `# Benchmark ${new Date().toISOString()}`,
     "",
-    `Machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${SECONDS} s per scenario, autocannon in the runner process on the same cores.`,
+    `Machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${CONNECTIONS} connections, ${SECONDS} s per scenario, autocannon in the runner process on the same cores; VACUUM ANALYZE after each run of the table (as autovacuum would, seats and usage rows being written).`,
     `Data: ${Object.entries(data.counts)
       .map(([name, n]) => `${n} ${name}`)
       .join(", ")}.`,
