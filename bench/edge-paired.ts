@@ -148,6 +148,8 @@ async function main() {
       const profiled = new Map<string, object[]>();
       const heap = process.env.SHELF_PAIRED_HEAP === "1" || process.env.SHELF_PAIRED_HEAP === "retained";
       const retained = process.env.SHELF_PAIRED_HEAP === "retained";
+      const collect = (globalThis as { gc?: (options: object) => void }).gc;
+      if (retained && !collect) throw new Error("SHELF_PAIRED_HEAP=retained needs node --expose-gc.");
       const allocated = new Map<string, Map<string, number>>();
       const block = async (send: () => Promise<{ status: number }>, side?: string) => {
         const profiler = profiles && side ? new Session() : undefined;
@@ -175,7 +177,7 @@ async function main() {
         const cpu = process.cpuUsage(before);
         if (sampler && side) {
           // Only what outlived a scavenge: what the young generation's collector copied, and maybe promoted.
-          if (retained) (globalThis as { gc?: (options: object) => void }).gc?.({ type: "minor" });
+          if (retained) collect?.({ type: "minor" });
           const { profile } = await sampler.post("HeapProfiler.stopSampling");
           const bySite = allocated.get(side) ?? new Map<string, number>();
           const walk = (node: typeof profile.head) => {

@@ -82,6 +82,11 @@ type Scenario = {
   statements: number | null;
 };
 
+/** A license check's body, as the scenarios and the statement count send it. */
+function licenseJson(productId: number, device: string): string {
+  return JSON.stringify({ product_id: productId, device_id: device, app_version: "1.1.0" });
+}
+
 /** Each scenario twice: against the independent baseline (listed first), then against the app. */
 function pairedScenarios(
   baselinePort: number,
@@ -245,8 +250,7 @@ async function main() {
     await assertSameBytes(app.port, baseline.port, data);
     const statements = await countStatements(url, data, serverData);
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
-    const licenseBody = (device: string, productId = data.updateProductId) =>
-      JSON.stringify({ product_id: productId, device_id: device, app_version: "1.1.0" });
+    const licenseBody = (device: string, productId = data.updateProductId) => licenseJson(productId, device);
     const newDevices = (productId: number) => {
       let device = 0;
       return () => licenseBody(`bench-new-${process.hrtime.bigint()}-${device++}`, productId);
@@ -692,7 +696,7 @@ async function countStatements(url: string, data: Awaited<ReturnType<typeof load
   const license =
     (device: (run: number) => string, productId = data.updateProductId) =>
     (run: number) =>
-      JSON.stringify({ product_id: productId, device_id: device(run), app_version: "1.1.0" });
+      licenseJson(productId, device(run));
   const result = {
     library: await measure("/api/library", data.keys.p50),
     library10: await measure("/api/library", data.keys.p10),
