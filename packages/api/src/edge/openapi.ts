@@ -57,7 +57,8 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
   if (route.params.length > 0) add("not_found");
   if (BODY_METHODS.has(route.method)) {
     add("payload_too_large");
-    add("unsupported_media_type");
+    // The authorization server answers a body in the wrong form as invalid_request (400), as OAuth does.
+    if (!meta.oauth) add("unsupported_media_type");
   }
   if (kinds.includes("file")) add("range_not_satisfiable");
   for (const code of meta.errors ?? []) add(code);

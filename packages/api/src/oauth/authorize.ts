@@ -5,7 +5,7 @@ import { recordSecurityEvent } from "../security-log";
 import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { ClientDocumentError } from "./metadata-documents";
-import { createCode, parseScope } from "./tokens";
+import { createCode, knownScopes } from "./tokens";
 
 const { oauthGrants } = schema;
 
@@ -65,7 +65,8 @@ export function redirectWith(
 /**
  * Checks an authorization request. The client and its redirect URI come first: until both are sure, errors are
  * shown to the person, never sent. Then: the code flow only, PKCE with S256 only, the resource this server protects,
- * known scopes (mcp.read always, as the tokens work only on the MCP endpoint).
+ * the scopes asked for that are abilities, or the default (mcp.read always, as the tokens work only on the MCP
+ * endpoint).
  */
 export async function checkAuthorizationRequest(
   db: Database,
@@ -122,11 +123,10 @@ export async function checkAuthorizationRequest(
   if (resource !== settings.resource) {
     return refuse("invalid_target", `This server issues tokens only for ${settings.resource}.`);
   }
-  const scope = query.get("scope");
-  // offline_access asks for refresh tokens, which every grant gets: accepted, and not a scope of its own.
-  const asked = scope === null ? DEFAULT_SCOPES : parseScope(scope).filter((name) => name !== "offline_access");
-  const unknown = asked.filter((name) => !(accountAbilities as readonly string[]).includes(name));
-  if (unknown.length > 0) return refuse("invalid_scope", `Unknown scopes: ${unknown.join(", ")}.`);
+  // Scopes that are not abilities are dropped, as registration drops them (offline_access asks for refresh tokens,
+  // which every grant gets); a request left with none asks for the default.
+  const known = knownScopes(query.get("scope") ?? "");
+  const asked = known.length > 0 ? known : DEFAULT_SCOPES;
   const scopes = accountAbilities.filter((name) => name === "mcp.read" || asked.includes(name));
   return { kind: "consent", request: { client, redirectUri, scopes, resource, state, codeChallenge: challenge } };
 }

@@ -195,7 +195,7 @@ describe("one pipeline with the REST API", () => {
     expect(metadata.headers.get("x-ratelimit-limit")).toBeTruthy();
   });
 
-  it("refuses a body over the limit with 413 in OAuth's terms, and a JSON token request as invalid_request", async () => {
+  it("refuses a body over the limit with 413 in OAuth's terms, and a JSON token request as 400 invalid_request", async () => {
     const huge = await call(
       oauth,
       "/oauth/register",
@@ -213,8 +213,12 @@ describe("one pipeline with the REST API", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ grant_type: "authorization_code" }),
     });
-    expect(json.status).toBe(415);
-    expect(json.body.error).toBe("invalid_request");
+    // RFC 6749 5.2: a request in the wrong form is 400 invalid_request, not 415.
+    expect(json.status).toBe(400);
+    expect(json.body).toMatchObject({
+      error: "invalid_request",
+      error_description: "Send the body as application/x-www-form-urlencoded.",
+    });
   });
 
   it("lists its endpoints in the account API's OpenAPI document, form bodies and OAuth errors included", async () => {
@@ -233,6 +237,7 @@ describe("one pipeline with the REST API", () => {
     expect(Object.keys(tokenOperation.requestBody.content)).toEqual(["application/x-www-form-urlencoded"]);
     expect(tokenOperation.responses).toHaveProperty("401");
     expect(tokenOperation.responses).not.toHaveProperty("422");
+    expect(tokenOperation.responses).not.toHaveProperty("415");
     expect(tokenOperation.security).toEqual([]);
   });
 });
@@ -379,14 +384,13 @@ describe("authorization requests", () => {
     expect((await checkAuthorizationRequest(testDb.db, settings, twice)).kind).toBe("invalid");
   });
 
-  it("sends errors back with state and iss: no PKCE, plain PKCE, another resource, unknown scopes", async () => {
+  it("sends errors back with state and iss: no PKCE, plain PKCE, another resource, another response type", async () => {
     const clientId = await newClient();
     const { challenge } = pkce();
     const cases: [Record<string, string>, string][] = [
       [{ code_challenge: "" }, "invalid_request"],
       [{ code_challenge_method: "plain" }, "invalid_request"],
       [{ resource: "https://elsewhere.example/api/mcp" }, "invalid_target"],
-      [{ scope: "mcp.read admin.everything" }, "invalid_scope"],
       [{ response_type: "token" }, "unsupported_response_type"],
     ];
     for (const [change, error] of cases) {
@@ -419,6 +423,25 @@ describe("authorization requests", () => {
       authorizeQuery(clientId, challenge, { scope: "products.read offline_access" }),
     );
     expect(offline.kind === "consent" && offline.request.scopes).toEqual(["products.read", "mcp.read"]);
+  });
+
+  it("drops scopes that are not abilities, as registration does, and asks for the default when none is left", async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const scopesOf = async (scope: string) => {
+      const outcome = await checkAuthorizationRequest(
+        testDb.db,
+        settings,
+        authorizeQuery(clientId, challenge, { scope }),
+      );
+      expect(outcome.kind, scope).toBe("consent");
+      return outcome.kind === "consent" ? outcome.request.scopes : [];
+    };
+    // What Claude's web connector, generic hosts and OpenID clients send (RFC 6749 3.3 lets the server ignore them).
+    for (const scope of ["claudeai", "read write", "openid profile email", "offline_access", "  "]) {
+      expect(await scopesOf(scope), scope).toEqual(["products.read", "mcp.read"]);
+    }
+    expect(await scopesOf("orders.read admin.everything claudeai")).toEqual(["orders.read", "mcp.read"]);
   });
 });
 

@@ -304,6 +304,14 @@ export function parseScope(scope: string): string[] {
 }
 
 /**
+ * The scopes of a request that are abilities, each once. Hosts send names of their own (`claudeai`, `read write`,
+ * `openid profile email`, `offline_access`): RFC 6749 3.3 lets the server ignore what it does not know.
+ */
+export function knownScopes(scope: string): string[] {
+  return parseScope(scope).filter((name) => (accountAbilities as readonly string[]).includes(name));
+}
+
+/**
  * Access tokens as bearer credentials: live (unexpired, unrevoked, under a live grant), for an account whose
  * abilities are the granted scopes. The grant's last use is written at most once a minute (connected apps page).
  */
