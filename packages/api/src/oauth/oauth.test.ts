@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
@@ -10,7 +11,7 @@ import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import { isNativeApp } from "./clients";
-import { REFRESH_REUSE_GRACE_SECONDS } from "./tokens";
+import { REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
 
 /**
  * The authorization server's rules in process: registration checks, authorization request checks (what is shown
@@ -153,6 +154,20 @@ async function exchange(
     recordSecret(answer.body.refresh_token);
   }
   return answer;
+}
+
+function sha256(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** Resolves once this many statements of the test's database wait for a lock another connection holds. */
+async function lockWaiters(client: postgres.Sql, count: number): Promise<void> {
+  for (;;) {
+    const [row] = await client<{ waiting: number }[]>`select count(*)::int as waiting from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`;
+    if ((row?.waiting ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function mcpInitialize(bearer: string, edge = mcp) {
@@ -742,19 +757,37 @@ describe("where tokens work", () => {
     expect((await list(neighbour.body.access_token)).status).toBe(404);
   });
 
-  it("gives parallel refreshes with one refresh token each a pair within the grace, and keeps the grant", async () => {
+  it("answers refreshes racing with one refresh token with one successor pair, never a fork of the grant", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
     const refresh = () =>
       token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId });
-    const answers = await Promise.all(Array.from({ length: 5 }, refresh));
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
-    for (const answer of answers) {
-      recordSecret(answer.body.access_token);
-      recordSecret(answer.body.refresh_token);
+    // The token's row is held from another connection until all five requests wait on it: they are certain to race.
+    const holder = postgres(testDb.url, { max: 2, onnotice: () => {} });
+    let racing: Promise<Awaited<ReturnType<typeof refresh>>[]> | undefined;
+    try {
+      await holder.begin(async (tx) => {
+        await tx`select id from oauth_tokens where token_hash = ${sha256(issued.body.refresh_token)} for update`;
+        racing = Promise.all(Array.from({ length: 5 }, refresh));
+        await lockWaiters(holder, 5);
+      });
+    } finally {
+      await holder.end();
     }
-    expect(new Set(answers.map((answer) => answer.body.access_token)).size).toBe(5);
-    for (const answer of answers) expect((await mcpInitialize(answer.body.access_token)).status).toBe(200);
+    const answers = await (racing as NonNullable<typeof racing>);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    recordSecret(answers[0]?.body.access_token);
+    recordSecret(answers[0]?.body.refresh_token);
+    expect(new Set(answers.map((answer) => answer.body.access_token)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.body.refresh_token)).size).toBe(1);
+    expect(answers.map((answer) => answer.body.scope)).toEqual(Array(5).fill("products.read mcp.read"));
+    // One chain: a single live refresh token under the grant, the successor all five hold.
+    const live = await testDb.db.execute<{ count: number }>(
+      sql`select count(*)::int as count from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+        where g.client_id = ${grant.clientId} and t.kind = 'refresh' and t.used_at is null and t.revoked_at is null`,
+    );
+    expect(live[0]?.count).toBe(1);
+    expect((await mcpInitialize(answers[0]?.body.access_token)).status).toBe(200);
     // Another client presenting it is refused, and changes nothing.
     const stranger = await token({
       grant_type: "refresh_token",
@@ -763,6 +796,33 @@ describe("where tokens work", () => {
     });
     expect(stranger.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(answers[0]?.body.access_token)).status).toBe(200);
+  });
+
+  it("revokes the grant on reuse within the grace once the host has used the new access token", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const refresh = (refreshToken: string) =>
+      token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: grant.clientId });
+    const first = await refresh(issued.body.refresh_token);
+    recordSecret(first.body.access_token);
+    recordSecret(first.body.refresh_token);
+    // Before the host uses it, a reuse is one of its parallel refreshes: the same pair, with what is left of its hour.
+    const again = await refresh(issued.body.refresh_token);
+    expect(again.body).toMatchObject({
+      access_token: first.body.access_token,
+      refresh_token: first.body.refresh_token,
+    });
+    expect(again.body.expires_in).toBeLessThanOrEqual(3600);
+    expect(again.body.expires_in).toBeGreaterThan(3600 - REFRESH_REUSE_GRACE_SECONDS - 5);
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
+    const replay = await refresh(issued.body.refresh_token);
+    expect(replay.body.error).toBe("invalid_grant");
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
+    expect((await refresh(first.body.refresh_token)).body.error).toBe("invalid_grant");
+    const [row] = await testDb.db.execute<{ revoked: boolean }>(
+      sql`select revoked_at is not null as revoked from oauth_grants where client_id = ${grant.clientId}`,
+    );
+    expect(row?.revoked).toBe(true);
   });
 
   it("revokes the grant on reuse after the grace", async () => {
@@ -776,7 +836,7 @@ describe("where tokens work", () => {
     recordSecret(first.body.refresh_token);
     await testDb.db.execute(
       sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
-        where token_hash = ${createHash("sha256").update(issued.body.refresh_token).digest("hex")}`,
+        where token_hash = ${sha256(issued.body.refresh_token)}`,
     );
     const late = await refresh();
     expect(late.body.error).toBe("invalid_grant");

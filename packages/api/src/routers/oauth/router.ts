@@ -171,7 +171,7 @@ export const oauthRouter = router({
         tags,
         summary: "Exchange a code or refresh a token (RFC 6749)",
         description:
-          "A URL-encoded form. `authorization_code`: the code once, by the client it was made for, with its `redirect_uri`, its PKCE `code_verifier` and (optionally) `resource`; a code presented again revokes what it issued. `refresh_token`: rotated on each use; presented again within 30 seconds by its client while nothing its rotation gave has been used, another fresh pair (parallel refreshes of one host); any other reuse revokes the app. Access tokens last an hour and work only on the account MCP. Refusals carry RFC 6749's `error` and `error_description` (401 `invalid_client` for a client_id never registered).",
+          "A URL-encoded form. `authorization_code`: the code once, by the client it was made for, with its `redirect_uri`, its PKCE `code_verifier` and (optionally) `resource`; a code presented again revokes what it issued. `refresh_token`: rotated on each use; presented again within 30 seconds by its client while the host has used neither token its rotation gave, the same pair again (parallel refreshes of one host); any other reuse revokes the app. Access tokens last an hour and work only on the account MCP. Refusals carry RFC 6749's `error` and `error_description` (401 `invalid_client` for a client_id never registered).",
       },
     })
     .input(TokenInput)

@@ -2,7 +2,8 @@ import type { Database } from "@shelf/db";
 import type { OAuthSettings } from "../../oauth/authorize";
 import { assertKnownClient } from "../../oauth/clients";
 import { OAuthError } from "../../oauth/errors";
-import { exchangeCode, type IssuedTokens, refreshTokens, revokeToken } from "../../oauth/tokens";
+import { refreshTokens } from "../../oauth/refresh";
+import { exchangeCode, type IssuedTokens, revokeToken } from "../../oauth/tokens";
 import type { RevocationInput, TokenInput } from "./schemas";
 
 const CLIENT_ID_REQUIRED = "client_id is required (public clients identify themselves).";
