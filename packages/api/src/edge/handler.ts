@@ -301,34 +301,25 @@ export function createEdge(options: EdgeOptions): Edge {
     seen.credential = credential;
     const own = matched?.route.meta.addressLimit;
     const limitHeaders: Record<string, string> = {};
-    if (!own?.instead) {
+    if (!own?.instead && matched?.route.meta.limitedBy === undefined) {
       const limitKey =
         credential.status === "valid" ? credentialKey(credential.caller) : `ip:${clientAddress(request, options)}`;
-      const decision = await options.rateLimiter.consume(limitKey);
-      limitHeaders["x-ratelimit-limit"] = String(decision.limit);
-      limitHeaders["x-ratelimit-remaining"] = String(decision.remaining);
-      if (!decision.allowed) {
-        return errorResult("rate_limited", undefined, {
-          ...limitHeaders,
-          "retry-after": String(decision.retryAfterSeconds),
-        });
-      }
+      const refused = await consumeLimit(options.rateLimiter, limitKey, limitHeaders);
+      if (refused) return refused;
     }
     if (own) {
       const { limiter, perMinute } = routeLimiters.get(own.name) as { limiter: RateLimiter; perMinute: number };
-      const limited = await limiter.consume(`ip:${clientAddress(request, options)}`);
-      limitHeaders["x-ratelimit-limit"] = String(limited.limit);
-      limitHeaders["x-ratelimit-remaining"] = String(limited.remaining);
-      if (!limited.allowed) {
-        return errorResult("rate_limited", `At most ${perMinute} of these a minute from one address.`, {
-          ...limitHeaders,
-          "retry-after": String(limited.retryAfterSeconds),
-        });
-      }
+      const refused = await consumeLimit(
+        limiter,
+        `ip:${clientAddress(request, options)}`,
+        limitHeaders,
+        `At most ${perMinute} of these a minute from one address.`,
+      );
+      if (refused) return refused;
     }
     let result: EdgeResult;
     if (matched) {
-      result = await callRoute(matched, url, request, credential, requestId);
+      result = await callRoute(matched, url, request, credential, requestId, limitHeaders);
       result.route = `${matched.route.method} ${matched.route.path}`;
     } else {
       const allowed = routes.allowedMethods(path);
@@ -347,6 +338,7 @@ export function createEdge(options: EdgeOptions): Edge {
     request: EdgeRequest,
     credential: Credential,
     requestId: string,
+    limitHeaders: Record<string, string>,
   ): Promise<EdgeResult> {
     try {
       // 401 and 403 before a byte of the body is read or a parameter judged (contract 5.9).
@@ -412,6 +404,19 @@ export function createEdge(options: EdgeOptions): Edge {
       errors.body = ["must be a JSON object"];
     }
     if (Object.keys(errors).length > 0) return jsonResult(422, validationBody(errors));
+    const { limitedBy } = route.meta;
+    if (limitedBy) {
+      const subject = await withDeadline(
+        limitedBy(options.db, { ...(body as object | undefined), ...values }),
+        dbDeadlineMs,
+      );
+      const refused = await consumeLimit(
+        options.rateLimiter,
+        subject ?? `ip:${clientAddress(request, options)}`,
+        limitHeaders,
+      );
+      if (refused) return refused;
+    }
 
     const context = createContext({
       db: options.db,
@@ -619,6 +624,23 @@ function routeOfPath(routes: EdgeRoute[]): (path: string) => EdgeRoute | undefin
     patterned.length === 0
       ? exact.get(path)
       : routes.find((route) => (route.params.length === 0 ? route.path === path : route.pattern.test(path)));
+}
+
+/**
+ * Counts a request against a key's budget, writing what is left into `headers`; the 429 to answer when the budget is
+ * used up (with `Retry-After`), else null.
+ */
+async function consumeLimit(
+  limiter: RateLimiter,
+  key: string,
+  headers: Record<string, string>,
+  message?: string,
+): Promise<EdgeResult | null> {
+  const decision = await limiter.consume(key);
+  headers["x-ratelimit-limit"] = String(decision.limit);
+  headers["x-ratelimit-remaining"] = String(decision.remaining);
+  if (decision.allowed) return null;
+  return errorResult("rate_limited", message, { ...headers, "retry-after": String(decision.retryAfterSeconds) });
 }
 
 function clientAddress(request: EdgeRequest, options: EdgeOptions): string {

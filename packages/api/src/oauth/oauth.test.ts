@@ -60,12 +60,18 @@ function register(body: unknown) {
   );
 }
 
-function token(fields: Record<string, string>) {
-  return call(oauth, "/oauth/token", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-  });
+/** A token request, to the test's authorization server unless another edge (or client address) is named. */
+function token(fields: Record<string, string>, at: { edge?: Edge; address?: string } = {}) {
+  return call(
+    at.edge ?? oauth,
+    "/oauth/token",
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields),
+    },
+    at.address,
+  );
 }
 
 function pkce() {
@@ -138,6 +144,7 @@ async function approved(
 async function exchange(
   grant: { clientId: string; verifier: string; code: string },
   change: Record<string, string> = {},
+  at: Parameters<typeof token>[1] = {},
 ) {
   const fields = {
     grant_type: "authorization_code",
@@ -148,7 +155,7 @@ async function exchange(
     resource: settings.resource,
     ...change,
   };
-  const answer = await token(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== "")));
+  const answer = await token(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== "")), at);
   if (answer.status === 200) {
     recordSecret(answer.body.access_token);
     recordSecret(answer.body.refresh_token);
@@ -207,7 +214,6 @@ describe("one pipeline with the REST API", () => {
     expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
     const metadata = await call(oauth, "/.well-known/oauth-authorization-server");
     expect(metadata.headers.get("cache-control")).toBe("public, max-age=3600");
-    expect(metadata.headers.get("x-ratelimit-limit")).toBeTruthy();
   });
 
   it("refuses a body over the limit with 413 in OAuth's terms, and a JSON token request as 400 invalid_request", async () => {
@@ -378,6 +384,85 @@ describe("registration", () => {
     const answers = [];
     for (let index = 0; index < 4; index += 1) answers.push(await call(oauth, "/oauth/register", init, "203.0.113.77"));
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 429]);
+  });
+});
+
+describe("rate limits as hosted connectors meet them (many people, a few addresses)", () => {
+  /** An authorization server whose API limit is 5 a window (long enough that no test sees it end). */
+  const limitedEdge = () =>
+    createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 5, windowSeconds: 3600 }),
+      oauth: settings,
+    });
+
+  it("serves the static metadata to one address beyond the limit, saying nothing of a budget", async () => {
+    const edge = limitedEdge();
+    for (let index = 0; index < 8; index += 1) {
+      for (const path of [
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-protected-resource/api/mcp",
+        "/.well-known/oauth-protected-resource",
+      ]) {
+        const answer = await call(edge, path, {}, "198.51.100.200");
+        expect(answer.status, `${path} #${index}`).toBe(200);
+        expect(answer.headers.get("x-ratelimit-remaining"), path).toBeNull();
+      }
+    }
+    // The token endpoint from the same address is not the worse for it.
+    const refused = await token(
+      { grant_type: "refresh_token", client_id: "shelfc_nobody" },
+      { edge, address: "198.51.100.200" },
+    );
+    expect(refused.body.error).toBe("invalid_client");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("4");
+  });
+
+  it("counts token requests per connected app, not per address; what names no app counts against the address", async () => {
+    const edge = limitedEdge();
+    const address = "198.51.100.201";
+    // Eight people's apps exchange their codes and refresh from one address: more than the limit, each served.
+    for (let person = 0; person < 8; person += 1) {
+      const grant = await approved();
+      const issued = await exchange(grant, {}, { edge, address });
+      expect(issued.status, `person ${person}`).toBe(200);
+      const refreshed = await exchange(
+        grant,
+        { grant_type: "refresh_token", refresh_token: issued.body.refresh_token, code: "", code_verifier: "" },
+        { edge, address },
+      );
+      expect(refreshed.status, `person ${person}`).toBe(200);
+      expect(refreshed.headers.get("x-ratelimit-remaining")).toBe("3");
+    }
+    // One app's own budget still ends: its code and four refreshes, then 429 slow_down.
+    const grant = await approved();
+    let answer = await exchange(grant, {}, { edge, address: "198.51.100.202" });
+    const statuses = [answer.status];
+    for (let refresh = 0; refresh < 5; refresh += 1) {
+      const fields = {
+        grant_type: "refresh_token",
+        refresh_token: answer.body.refresh_token,
+        code: "",
+        code_verifier: "",
+      };
+      answer = await exchange(grant, fields, { edge, address: "198.51.100.203" });
+      statuses.push(answer.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(answer.body.error).toBe("slow_down");
+    // Unknown clients and tokens name no app: the address's budget, used up after five.
+    const strangers = [];
+    for (let index = 0; index < 6; index += 1) {
+      const fields = {
+        grant_type: "refresh_token",
+        refresh_token: `shelf_rt_${"x".repeat(43)}`,
+        client_id: grant.clientId,
+      };
+      strangers.push((await token(fields, { edge, address })).status);
+    }
+    expect(strangers).toEqual([400, 400, 400, 400, 400, 429]);
   });
 });
 

@@ -171,6 +171,32 @@ export async function exchangeCode(
 }
 
 /**
+ * The grant a token request's code or refresh token belongs to, if it is one of this client's (whether or not it is
+ * still good): what the request is counted against, so that a host refreshing for many people from one address is
+ * counted per person.
+ */
+export async function grantPresented(
+  db: Database,
+  input: { clientId: string; code?: string; refreshToken?: string },
+): Promise<number | null> {
+  const { clientId, code, refreshToken } = input;
+  const [row] =
+    code !== undefined && CODE.test(code)
+      ? await sqlRows<{ grant_id: number }>(
+          db,
+          sql`select grant_id from oauth_codes where code_hash = ${hashSecret(code)} and client_id = ${clientId}`,
+        )
+      : refreshToken !== undefined && REFRESH_TOKEN.test(refreshToken)
+        ? await sqlRows<{ grant_id: number }>(
+            db,
+            sql`select t.grant_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+              where t.token_hash = ${hashSecret(refreshToken)} and t.kind = 'refresh' and g.client_id = ${clientId}`,
+          )
+        : [];
+  return row?.grant_id ?? null;
+}
+
+/**
  * Revokes a grant (a connected app) and every token under it; a grant that was live is written to the account's
  * security log as disconnected, with why (`reason`), in the caller's transaction.
  */

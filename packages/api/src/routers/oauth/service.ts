@@ -3,7 +3,7 @@ import type { OAuthSettings } from "../../oauth/authorize";
 import { assertKnownClient } from "../../oauth/clients";
 import { OAuthError } from "../../oauth/errors";
 import { refreshTokens } from "../../oauth/refresh";
-import { exchangeCode, type IssuedTokens, revokeToken } from "../../oauth/tokens";
+import { exchangeCode, grantPresented, type IssuedTokens, revokeToken } from "../../oauth/tokens";
 import type { RevocationInput, TokenInput } from "./schemas";
 
 const CLIENT_ID_REQUIRED = "client_id is required (public clients identify themselves).";
@@ -42,6 +42,23 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     scope: input.scope,
     resource: input.resource,
   });
+}
+
+/**
+ * Whose budget of the rate limit a token request uses: the connected app's (client and grant) its code or refresh
+ * token names, so a hosted connector refreshing for all its people from a few addresses is counted per person; a
+ * request that names no grant of a known client, its address's (null).
+ */
+export async function tokenRequestSubject(db: Database, input: Record<string, unknown>): Promise<string | null> {
+  const text = (name: string) => (typeof input[name] === "string" ? (input[name] as string) : undefined);
+  const clientId = text("client_id");
+  if (clientId === undefined) return null;
+  const grant = await grantPresented(db, {
+    clientId,
+    code: text("grant_type") === "authorization_code" ? text("code") : undefined,
+    refreshToken: text("grant_type") === "refresh_token" ? text("refresh_token") : undefined,
+  });
+  return grant === null ? null : `client:${clientId}:grant:${grant}`;
 }
 
 /** Revocation (RFC 7009) by the client that holds the token; an unknown token is no error. */
