@@ -12,6 +12,7 @@ import { allowedHostsFor, readRpcMessage, sameOrigin } from "../mcp/http";
 import type { AccountMcp } from "../mcp/service";
 import type { OAuthSettings } from "../oauth/authorize";
 import { PROTECTED_RESOURCE_METADATA_PATH } from "../oauth/metadata";
+import { askedOrigin } from "../oauth/resource";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import type { PublicDisclosureData } from "../schemas/disclosure";
@@ -222,7 +223,7 @@ export function createEdge(options: EdgeOptions): Edge {
     const result = await answer(request, requestId, seen);
     const path = request.target.split("?", 1)[0] as string;
     const mcp = mcpRoute(path);
-    if (mcp) return mcpAnswer(mcp, result, seen.credential);
+    if (mcp) return mcpAnswer(mcp, result, seen.credential, request.header("host"));
     const cors = corsRoute(path);
     if (!cors) return result;
     Object.assign(result.headers, CORS);
@@ -233,8 +234,14 @@ export function createEdge(options: EdgeOptions): Edge {
    * An MCP endpoint's answer: refusals as JSON-RPC errors (`asJsonRpcError`), and on 401 and 403 the Bearer
    * challenge that sends a client to discovery (RFC 9728 section 5.1) or to ask for more (RFC 6750 section 3.1).
    */
-  function mcpAnswer(route: EdgeRoute, result: EdgeResult, credential: Credential | undefined): EdgeResult {
-    const metadata = `${base.origin}${PROTECTED_RESOURCE_METADATA_PATH}${route.path}`;
+  function mcpAnswer(
+    route: EdgeRoute,
+    result: EdgeResult,
+    credential: Credential | undefined,
+    host: string | undefined,
+  ): EdgeResult {
+    // Under the loopback name the request used, which the resource metadata then names too (oauth/resource.ts).
+    const metadata = `${askedOrigin(base, host)}${PROTECTED_RESOURCE_METADATA_PATH}${route.path}`;
     if (result.status === 401) {
       const scope = route.meta.mcp?.defaultScopes.join(" ") ?? "";
       const error = credential && credential.status !== "none" ? ', error="invalid_token"' : "";

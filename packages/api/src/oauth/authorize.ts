@@ -5,6 +5,7 @@ import { recordSecurityEvent } from "../security-log";
 import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { ClientDocumentError } from "./metadata-documents";
+import { configuredResource } from "./resource";
 import { createCode, knownScopes } from "./tokens";
 
 const { oauthGrants } = schema;
@@ -118,8 +119,8 @@ export async function checkAuthorizationRequest(
     return refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters).");
   }
   // This server has exactly one resource (the account MCP), so a request without `resource` (RFC 8707), as some
-  // VS Code builds send, means that one; a request naming another is refused.
-  const resource = query.get("resource") ?? settings.resource;
+  // VS Code builds send, means that one (so does another loopback name of it); a request naming another is refused.
+  const resource = configuredResource(settings.resource, query.get("resource") ?? settings.resource);
   if (resource !== settings.resource) {
     return refuse("invalid_target", `This server issues tokens only for ${settings.resource}.`);
   }

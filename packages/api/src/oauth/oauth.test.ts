@@ -167,9 +167,12 @@ function sha256(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
-/** Resolves once this many statements of the test's database wait for a lock another connection holds. */
-async function lockWaiters(client: postgres.Sql, count: number): Promise<void> {
-  for (;;) {
+/**
+ * Resolves once this many statements of the test's database wait for a lock another connection holds, or once
+ * `done` says the requests that were to wait have ended without waiting.
+ */
+async function lockWaiters(client: postgres.Sql, count: number, done: () => boolean): Promise<void> {
+  while (!done()) {
     const [row] = await client<{ waiting: number }[]>`select count(*)::int as waiting from pg_stat_activity
       where datname = current_database() and wait_event_type = 'Lock'`;
     if ((row?.waiting ?? 0) >= count) return;
@@ -177,14 +180,14 @@ async function lockWaiters(client: postgres.Sql, count: number): Promise<void> {
   }
 }
 
-function mcpInitialize(bearer: string, edge = mcp) {
+function mcpInitialize(bearer: string, edge = mcp, host = new URL(TEST_BASE_URL).host) {
   return call(edge, "/api/mcp", {
     method: "POST",
     headers: {
       authorization: `Bearer ${bearer}`,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      host: new URL(TEST_BASE_URL).host,
+      host,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
@@ -463,6 +466,98 @@ describe("rate limits as hosted connectors meet them (many people, a few address
       strangers.push((await token(fields, { edge, address })).status);
     }
     expect(strangers).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+});
+
+describe("a server on a loopback address, given to a host under another loopback name", () => {
+  const base = "http://localhost:3999";
+  const loopback: OAuthSettings = { issuer: base, resource: `${base}/api/mcp`, brand: "shelf" };
+  const edge = () =>
+    createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: base,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      oauth: loopback,
+    });
+
+  it("names the resource and its metadata as the request's Host did (RFC 9728 3.3), and only a loopback name of it", async () => {
+    const server = edge();
+    const at = (path: string, host: string, init: RequestInit = {}) =>
+      handleFetch(server, new Request(`${base}${path}`, { ...init, headers: { ...init.headers, host } }));
+    for (const [host, origin] of [
+      ["127.0.0.1:3999", "http://127.0.0.1:3999"],
+      ["[::1]:3999", "http://[::1]:3999"],
+      ["localhost:3999", base],
+      ["127.0.0.1:4000", base],
+      ["shelf.example", base],
+      ["user@127.0.0.1:3999", base],
+    ]) {
+      const metadata = await (await at("/.well-known/oauth-protected-resource/api/mcp", host as string)).json();
+      expect(metadata.resource, host).toBe(`${origin}/api/mcp`);
+      expect(metadata.authorization_servers, host).toEqual([base]);
+    }
+    const challenge = await at("/api/mcp", "127.0.0.1:3999", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    });
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get("www-authenticate")).toContain(
+      'resource_metadata="http://127.0.0.1:3999/.well-known/oauth-protected-resource/api/mcp"',
+    );
+  });
+
+  it("issues tokens for the resource under any of its loopback names, and refuses another port", async () => {
+    const clientId = await newClient();
+    const { verifier, challenge } = pkce();
+    const asked = "http://127.0.0.1:3999/api/mcp";
+    const query = authorizeQuery(clientId, challenge, { resource: asked });
+    const outcome = await checkAuthorizationRequest(testDb.db, loopback, query);
+    if (outcome.kind !== "consent") throw new Error(`expected consent, got ${JSON.stringify(outcome)}`);
+    const account = await createAccount(testDb.db);
+    const code = new URL(await approveAuthorization(testDb.db, loopback, account.id, outcome.request)).searchParams.get(
+      "code",
+    ) as string;
+    const server = edge();
+    const issued = await token(
+      {
+        grant_type: "authorization_code",
+        code,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        resource: asked,
+      },
+      { edge: server },
+    );
+    expect(issued.status).toBe(200);
+    recordSecret(issued.body.access_token);
+    recordSecret(issued.body.refresh_token);
+    for (const host of ["127.0.0.1:3999", "localhost:3999"]) {
+      const opened = await mcpInitialize(issued.body.access_token, server, host);
+      expect(opened.status, host).toBe(200);
+    }
+    const refreshed = await token(
+      {
+        grant_type: "refresh_token",
+        refresh_token: issued.body.refresh_token,
+        client_id: clientId,
+        resource: "http://[::1]:3999/api/mcp",
+      },
+      { edge: server },
+    );
+    expect(refreshed.status).toBe(200);
+    recordSecret(refreshed.body.access_token);
+    recordSecret(refreshed.body.refresh_token);
+    const elsewhere = await checkAuthorizationRequest(
+      testDb.db,
+      loopback,
+      authorizeQuery(clientId, challenge, { resource: "http://127.0.0.1:4000/api/mcp" }),
+    );
+    expect(elsewhere.kind === "redirect" && new URL(elsewhere.location).searchParams.get("error")).toBe(
+      "invalid_target",
+    );
   });
 });
 
@@ -853,8 +948,11 @@ describe("where tokens work", () => {
     try {
       await holder.begin(async (tx) => {
         await tx`select id from oauth_tokens where token_hash = ${sha256(issued.body.refresh_token)} for update`;
-        racing = Promise.all(Array.from({ length: 5 }, refresh));
-        await lockWaiters(holder, 5);
+        let ended = false;
+        racing = Promise.all(Array.from({ length: 5 }, refresh)).finally(() => {
+          ended = true;
+        });
+        await lockWaiters(holder, 5, () => ended);
       });
     } finally {
       await holder.end();

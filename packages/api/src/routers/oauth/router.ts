@@ -69,7 +69,7 @@ function resourceMetadataRoute(path: `/${string}`, summary: string, description:
     .output(ProtectedResourceMetadataData)
     .query(({ ctx }) => {
       ctx.res.headers["cache-control"] = METADATA_CACHE;
-      return protectedResourceMetadata(oauthOf(ctx));
+      return protectedResourceMetadata(oauthOf(ctx), ctx.http?.header("host"));
     });
 }
 

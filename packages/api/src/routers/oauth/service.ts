@@ -3,6 +3,7 @@ import type { OAuthSettings } from "../../oauth/authorize";
 import { assertKnownClient } from "../../oauth/clients";
 import { OAuthError } from "../../oauth/errors";
 import { refreshTokens } from "../../oauth/refresh";
+import { configuredResource } from "../../oauth/resource";
 import { exchangeCode, grantPresented, type IssuedTokens, revokeToken } from "../../oauth/tokens";
 import type { RevocationInput, TokenInput } from "./schemas";
 
@@ -24,6 +25,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     );
   }
   await assertKnownClient(db, clientId);
+  const resource = input.resource === undefined ? undefined : configuredResource(settings.resource, input.resource);
   if (grantType === "authorization_code") {
     if (!input.code) throw new OAuthError("invalid_request", "code is required.");
     if (!input.code_verifier) throw new OAuthError("invalid_request", "code_verifier is required (PKCE).");
@@ -32,7 +34,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
       clientId,
       redirectUri: input.redirect_uri,
       verifier: input.code_verifier,
-      resource: input.resource,
+      resource,
     });
   }
   if (!input.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
@@ -40,7 +42,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     refreshToken: input.refresh_token,
     clientId,
     scope: input.scope,
-    resource: input.resource,
+    resource,
   });
 }
 
