@@ -11,7 +11,7 @@ import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import { isNativeApp } from "./clients";
-import { REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
+import { PARALLEL_REFRESH_LAG_SECONDS, REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
 
 /**
  * The authorization server's rules in process: registration checks, authorization request checks (what is shown
@@ -997,7 +997,15 @@ describe("where tokens work", () => {
     });
     expect(again.body.expires_in).toBeLessThanOrEqual(3600);
     expect(again.body.expires_in).toBeGreaterThan(3600 - REFRESH_REUSE_GRACE_SECONDS - 5);
+    // Moments after the host's first call with the new access token, its other call's refresh may still arrive.
     expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
+    const trailing = await refresh(issued.body.refresh_token);
+    expect(trailing.body.access_token).toBe(first.body.access_token);
+    // Past that, a reuse is a copy in other hands.
+    await testDb.db.execute(
+      sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${PARALLEL_REFRESH_LAG_SECONDS + 1})
+        where token_hash = ${sha256(first.body.access_token)}`,
+    );
     const replay = await refresh(issued.body.refresh_token);
     expect(replay.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(first.body.access_token)).status).toBe(401);

@@ -25,6 +25,14 @@ const { oauthTokens } = schema;
  */
 export const REFRESH_REUSE_GRACE_SECONDS = 30;
 
+/**
+ * How long after the host's first call with the successor's access token one of its parallel refreshes may still
+ * arrive: the TypeScript SDK runs discovery again before each refresh, so one call's refresh can trail the other
+ * call's retry with the new token (seen about once a day of hourly refreshes). The access token's use ends the grace
+ * this much later.
+ */
+export const PARALLEL_REFRESH_LAG_SECONDS = 5;
+
 type RefreshRequest = {
   refreshToken: string;
   clientId: string;
@@ -100,16 +108,20 @@ async function rotate(tx: Executor, brand: string, row: Presented, input: Refres
 
 /**
  * A spent refresh token presented again. Within the grace, while the host has used neither token of the successor
- * pair, it is one of the host's parallel refreshes: it gets that same pair (its access token's remaining time as
- * `expires_in`). Any other reuse is a copy in other hands: the grant and every token under it are revoked.
+ * pair (the access token: see `PARALLEL_REFRESH_LAG_SECONDS`), it is one of the host's parallel refreshes: it gets
+ * that same pair (its access token's remaining time as `expires_in`). Any other reuse is a copy in other hands: the
+ * grant and every token under it are revoked.
  */
 async function answerReuse(tx: Executor, brand: string, row: Presented, input: RefreshRequest): Promise<Outcome> {
   const successor = row.successor_seed === null ? null : successorPair(brand, row.successor_seed, input.refreshToken);
   const issued = successor
     ? await sqlRows<{ kind: string; used: boolean; revoked: boolean; scopes: string[]; expires_in: number }>(
         tx,
-        sql`select kind, used_at is not null as used, revoked_at is not null as revoked, scopes,
-            greatest(0, floor(extract(epoch from expires_at - now())))::int as expires_in
+        sql`select kind, revoked_at is not null as revoked, scopes,
+            greatest(0, floor(extract(epoch from expires_at - now())))::int as expires_in,
+            case kind when 'refresh' then used_at is not null
+              else coalesce(used_at <= now() - make_interval(secs => ${PARALLEL_REFRESH_LAG_SECONDS}), false)
+            end as used
           from oauth_tokens where grant_id = ${row.grant_id}
             and token_hash in (${hashSecret(successor.access)}, ${hashSecret(successor.refresh)})`,
       )
