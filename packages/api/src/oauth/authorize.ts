@@ -1,5 +1,5 @@
 import { type Database, schema } from "@shelf/db";
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { accountAbilities } from "../abilities";
 import { recordSecurityEvent } from "../security-log";
 import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
@@ -130,6 +130,35 @@ export async function checkAuthorizationRequest(
   const asked = known.length > 0 ? known : DEFAULT_SCOPES;
   const scopes = accountAbilities.filter((name) => name === "mcp.read" || asked.includes(name));
   return { kind: "consent", request: { client, redirectUri, scopes, resource, state, codeChallenge: challenge } };
+}
+
+/** One line of the consent screen: a scope, and whether the app already holds it for this person. */
+export type ConsentScope = { scope: string; held: boolean };
+
+/**
+ * What the consent screen lists: each scope asked for, and each the app already holds for this person (a step-up asks
+ * again for what it holds). Those it holds are already allowed and stay so whatever is unticked (a new consent adds
+ * to them; taking abilities away is disconnecting the app), so the screen shows them as such, not as a choice.
+ */
+export async function consentScopes(
+  db: Database,
+  accountId: number,
+  request: AuthorizationRequest,
+): Promise<ConsentScope[]> {
+  const [grant] = await db
+    .select({ scopes: oauthGrants.scopes })
+    .from(oauthGrants)
+    .where(
+      and(
+        eq(oauthGrants.accountId, accountId),
+        eq(oauthGrants.clientId, request.client.id),
+        isNull(oauthGrants.revokedAt),
+      ),
+    );
+  const held = new Set(grant?.scopes ?? []);
+  return accountAbilities
+    .filter((scope) => request.scopes.includes(scope) || held.has(scope))
+    .map((scope) => ({ scope, held: held.has(scope) }));
 }
 
 /**
