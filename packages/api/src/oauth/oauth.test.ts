@@ -423,6 +423,20 @@ describe("rate limits as hosted connectors meet them (many people, a few address
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("4");
   });
 
+  it("counts registrations against their own per-address limit only, not the API's smaller one", async () => {
+    const edge = limitedEdge();
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Hosted connector", redirect_uris: [REDIRECT] }),
+    };
+    const statuses = [];
+    for (let index = 0; index < 8; index += 1) {
+      statuses.push((await call(edge, "/oauth/register", init, "198.51.100.204")).status);
+    }
+    expect(statuses).toEqual(Array(8).fill(201));
+  });
+
   it("counts token requests per connected app, not per address; what names no app counts against the address", async () => {
     const edge = limitedEdge();
     const address = "198.51.100.201";

@@ -119,14 +119,15 @@ export const oauthRouter = router({
       oauth: { invalidInput: "invalid_client_metadata" },
       exactPath: true,
       successStatus: 201,
-      addressLimit: { name: "oauth-register", perMinute: OAUTH_REGISTRATIONS_PER_MINUTE },
+      // Instead of the API's anonymous budget per address, which is smaller: its own limit is the one to tune.
+      addressLimit: { name: "oauth-register", perMinute: OAUTH_REGISTRATIONS_PER_MINUTE, instead: true },
       errors: ["invalid_redirect_uri", "invalid_client_metadata"],
       openapi: {
         method: "POST",
         path: "/oauth/register",
         tags,
         summary: "Register a client (RFC 7591)",
-        description: `Dynamic registration of a public client, as MCP hosts send it: whatever authentication method is asked for, the client is registered public and the answer says \`token_endpoint_auth_method: "none"\` (PKCE protects the code); grant types other than \`authorization_code\` and \`refresh_token\` and scopes that are not abilities are dropped, and the answer lists what was granted. Redirect URIs: https, http on a loopback address, or a native app's private-use scheme (RFC 8252 7.1). Refusals: 400 \`invalid_redirect_uri\` or \`invalid_client_metadata\` with \`error_description\`. At most ${OAUTH_REGISTRATIONS_PER_MINUTE} a minute from one address by default (\`SHELF_OAUTH_REGISTRATIONS_PER_MINUTE\`).`,
+        description: `Dynamic registration of a public client, as MCP hosts send it: whatever authentication method is asked for, the client is registered public and the answer says \`token_endpoint_auth_method: "none"\` (PKCE protects the code); grant types other than \`authorization_code\` and \`refresh_token\` and scopes that are not abilities are dropped, and the answer lists what was granted. Redirect URIs: https, http on a loopback address, or a native app's private-use scheme (RFC 8252 7.1). Refusals: 400 \`invalid_redirect_uri\` or \`invalid_client_metadata\` with \`error_description\`. At most ${OAUTH_REGISTRATIONS_PER_MINUTE} a minute from one address by default (\`SHELF_OAUTH_REGISTRATIONS_PER_MINUTE\`), instead of the API's limit.`,
       },
       example: { build: () => ({ body: { client_name: "Matrix", redirect_uris: ["http://127.0.0.1:45678/cb"] } }) },
     })
