@@ -417,13 +417,15 @@ describe("sessions", () => {
 describe("OAuth consent and connected apps", () => {
   const REDIRECT = "http://127.0.0.1:45999/callback";
 
-  /** A registered app and an authorization URL with PKCE, as an MCP client would make them. */
-  async function authorization(scope?: string) {
-    const registered = await fetch(`${server.url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Notebook Assistant", redirect_uris: [REDIRECT] }),
-    }).then((response) => response.json());
+  /** A registered app (new unless named) and an authorization URL with PKCE, as an MCP client would make them. */
+  async function authorization(scope?: string, clientId?: string) {
+    const registered = clientId
+      ? { client_id: clientId }
+      : await fetch(`${server.url}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_name: "Notebook Assistant", redirect_uris: [REDIRECT] }),
+        }).then((response) => response.json());
     const verifier = randomBytes(32).toString("base64url");
     const challenge = createHash("sha256").update(verifier).digest("base64url");
     const resource = `http://localhost:${new URL(server.url).port}/api/mcp`;
@@ -454,6 +456,10 @@ describe("OAuth consent and connected apps", () => {
     await page.waitForURL(atApp);
     return new URL(page.url());
   }
+
+  /** The consent page's box of a scope. */
+  const box = (page: Page, scope: string) =>
+    page.getByRole("checkbox", { name: new RegExp(scope.replace(".", "\\.")) });
 
   /** The token request an app makes with the code its redirect URI received. */
   async function redeem(
@@ -526,16 +532,56 @@ describe("OAuth consent and connected apps", () => {
     await signUp(page, newEmail());
     const flow = await authorization("orders.read subscriptions.read products.read");
     await page.goto(flow.path);
-    const box = (scope: string) => page.getByRole("checkbox", { name: new RegExp(scope.replace(".", "\\.")) });
-    expect(await box("mcp.read").isDisabled()).toBe(true);
-    expect(await box("mcp.read").isChecked()).toBe(true);
-    await box("orders.read").uncheck();
-    await box("subscriptions.read").uncheck();
+    expect(await box(page, "mcp.read").isDisabled()).toBe(true);
+    expect(await box(page, "mcp.read").isChecked()).toBe(true);
+    await box(page, "orders.read").uncheck();
+    await box(page, "subscriptions.read").uncheck();
     await page.screenshot({ path: `${shots}/en-oauth-consent-unticked.png`, fullPage: true });
     const callback = await pressAndLand(page, "Allow");
     // resource left out: this server has one.
     const tokens = await redeem(flow, callback);
     expect(tokens.scope).toBe("products.read mcp.read");
+    await context.close();
+  });
+
+  it("shows what a connected app already holds as already allowed on a step-up, not as boxes to untick", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    const first = await authorization("products.read");
+    await page.goto(first.path);
+    expect((await redeem(first, await pressAndLand(page, "Allow"))).scope).toBe("products.read mcp.read");
+    // The app met a 403 for orders.read and asks for the challenge's scope: what it holds plus what it needs.
+    const stepUp = await authorization("products.read orders.read mcp.read", first.clientId);
+    await page.goto(stepUp.path);
+    for (const held of ["products.read", "mcp.read"]) {
+      expect(await box(page, held).isDisabled(), held).toBe(true);
+      expect(await box(page, held).isChecked(), held).toBe(true);
+      expect(
+        await page
+          .getByRole("listitem")
+          .filter({ has: box(page, held) })
+          .textContent(),
+        held,
+      ).toContain("already allowed");
+    }
+    expect(await box(page, "orders.read").isDisabled()).toBe(false);
+    expect(
+      await page
+        .getByRole("listitem")
+        .filter({ has: box(page, "orders.read") })
+        .textContent(),
+    ).not.toContain("already allowed");
+    expect(await page.getByText("To take an ability away, disconnect the app").isVisible()).toBe(true);
+    await expectNoSeriousViolations(page, "en consent step-up");
+    await page.screenshot({ path: `${shots}/en-oauth-consent-step-up.png`, fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${shots}/en-oauth-consent-step-up-390.png`, fullPage: true });
+    await page.getByRole("button", { name: "한국어" }).click();
+    await page.getByText("이미 허용됨").first().waitFor();
+    await page.screenshot({ path: `${shots}/ko-oauth-consent-step-up-390.png`, fullPage: true });
+    const tokens = await redeem(stepUp, await pressAndLand(page, "허용"));
+    expect(tokens.scope).toBe("products.read orders.read mcp.read");
     await context.close();
   });
 

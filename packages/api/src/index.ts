@@ -43,6 +43,7 @@ export {
   type AuthorizeOutcome,
   approveAuthorization,
   checkAuthorizationRequest,
+  consentScopes,
   denyAuthorization,
   type OAuthSettings,
 } from "./oauth/authorize";
