@@ -92,7 +92,8 @@ export const BUILD_REPORT = ".next/build.log";
 
 /** Next's lines that say a step of the build is done (its config's load time aside): the progress shown. */
 const DONE_STEP = /^(✓ (?!Running next\.config)|Finished )/;
-const WARNING = /\bwarn(ing)?s?\b|⚠/i;
+/** How Next's and Turbopack's warnings begin. */
+const WARNING = /^(⚠|Warning:)|\bencountered \d+ warnings?:/;
 
 /**
  * `next build` with its report kept in BUILD_REPORT: the terminal shows a line per finished step and one at the end
@@ -106,11 +107,13 @@ async function build(appDir: string, name: string): Promise<void> {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
   });
   const report: string[] = [];
+  let warned = false;
   for (const stream of [next.stdout, next.stderr]) {
     readline.createInterface({ input: stream }).on("line", (line) => {
       report.push(line);
-      const step = stripVTControlCharacters(line).trim();
-      if (DONE_STEP.test(step)) console.log(`  ${step}`);
+      const plain = stripVTControlCharacters(line).trim();
+      if (DONE_STEP.test(plain)) console.log(`  ${plain}`);
+      if (WARNING.test(plain)) warned = true;
     });
   }
   const [code] = await once(next, "close");
@@ -120,7 +123,6 @@ async function build(appDir: string, name: string): Promise<void> {
     throw new SetupError(`${name} did not build (see above).`);
   }
   await writeFile(path.join(appDir, BUILD_REPORT), text);
-  const warned = report.some((line) => WARNING.test(stripVTControlCharacters(line)));
   const where = path.relative(root, path.join(appDir, BUILD_REPORT));
   console.log(warned ? `${name} is built, with warnings: see ${where}.` : `${name} is built.`);
 }
