@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
@@ -187,5 +187,35 @@ describe("embedded PostgreSQL supervision", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(pidOf()).toBe(killed);
     expect(() => process.kill(killed, 0)).toThrow();
+  }, 90_000);
+
+  it("lets the server go without calling it a crash when its owner is stopping (a signal to the whole group)", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const events: string[] = [];
+    let stopping = false;
+    const owner = await startEmbeddedPostgres({
+      dataDir,
+      onEvent: (event) => events.push(event.type),
+      stopping: () => stopping,
+    });
+    const postmaster = Number(readFileSync(owner.pidFile, "utf8").split("\n")[0]);
+    // Ctrl-C or a process manager reaches the owner and the server at once: the owner is stopping, the server exits.
+    stopping = true;
+    process.kill(postmaster, "SIGINT");
+    const alive = () => {
+      try {
+        process.kill(postmaster, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (alive()) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Long enough for the supervisor to have heard of the exit (it restarts at once when it counts one).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(events).toEqual([]);
+    expect(existsSync(owner.pidFile)).toBe(false);
+    await owner.stop();
   }, 90_000);
 });

@@ -30,6 +30,11 @@ export type EmbeddedOptions = {
   log?: (line: string) => void;
   /** What the supervisor does: an unexpected exit, a restart. */
   onEvent?: (event: { type: "exited"; reason: string } | { type: "restarted"; attempts: number }) => void;
+  /**
+   * Whether this process is stopping (it got SIGINT or SIGTERM): the server, in its process group, got the same signal
+   * (Ctrl-C, a process manager stopping the group), so its exit is part of the stop, not a crash to restart.
+   */
+  stopping?: () => boolean;
 };
 
 type Postgres = InstanceType<Awaited<ReturnType<typeof loadEmbeddedPostgres>>>;
@@ -133,7 +138,7 @@ function supervise(server: Postgres, options: EmbeddedOptions): () => Promise<vo
 
   const watch = (child: ChildProcess | undefined) => {
     child?.once("exit", (code, signal) => {
-      if (stopping) return;
+      if (stopping || options.stopping?.()) return;
       options.onEvent?.({ type: "exited", reason: signal ? `signal ${signal}` : `exit code ${code}` });
       void restart();
     });
