@@ -107,7 +107,7 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
   const { settings, api, db: dbEnv } = app.config;
   const dev = settings.NODE_ENV !== "production";
   const log = createLogger(app.config.log, { app: app.name });
-  /** Set once SIGTERM or SIGINT arrives: /readyz answers 503 from then on. */
+  /** Set once SIGTERM or SIGINT arrives: /readyz answers 503, and an embedded server it owns may go. */
   let stopping = false;
   const database = await resolveDatabase(dbEnv, {
     onEvent: (event) =>
