@@ -20,6 +20,8 @@ const CliEnv = z.object({
   /** A desktop to open the sign-in page on (Linux). */
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
+  /** Where the shell looks for commands: an installed binary outside it is worth a word. */
+  PATH: z.string().optional(),
   /** Where agent skills are linked (~/.claude/skills, ~/.codex/skills). */
   HOME: z.string().optional(),
 });
