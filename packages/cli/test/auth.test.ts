@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { defaultAbilities } from "@shelf/api";
-import { createAccount, createAccountWithKey, signedInCaller } from "@shelf/api/testing";
+import { createAccount, createAccountWithKey, createKey, signedInCaller } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -198,6 +198,30 @@ describe("shelf login, whoami, auth status and logout", () => {
     const status = await shelf(["auth", "status", "--base-url", otherName], env);
     expect(status.stdout).toContain(`Not signed in at ${otherName}.`);
     expect(status.stdout).toContain(`this machine has one for ${server.baseUrl}`);
+  });
+
+  it("exits at once saying what to do when the page cannot approve for want of a key slot (exit 7)", async () => {
+    const { account } = await createAccountWithKey(server.db);
+    for (let made = 1; made < 3; made++) await createKey(server.db, account.id);
+    const env = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl });
+    const { caller } = await signedInCaller(server.db, account.id);
+    let refusal: Promise<unknown> | undefined;
+    const run = startShelf(["login", "--json"], env, (stderr) => {
+      const code = /one-time code: ([A-Z0-9-]+)/.exec(stderr)?.[1];
+      if (code && !refusal) {
+        refusal = caller.deviceSignIn.decide({ user_code: code, decision: "approve" }).catch((error) => error);
+      }
+    });
+    const result = await run.done;
+    expect(await refusal).toMatchObject({ code: "CONFLICT" });
+    expect(result.code).toBe(7);
+    const error = ErrorOutput.parse(JSON.parse(result.stdout)).error;
+    expect(error.code).toBe("api_key_limit_reached");
+    expect(result.stderr).toContain("The sign-in failed on the web page: every account-wide key slot");
+    expect(error.hint).toBe(
+      `Revoke a key you no longer use at ${server.baseUrl}/settings/api-keys, then run \`shelf login\` again.`,
+    );
+    expect((await liveKeys(account.id)).map((key) => key.kind)).toEqual(["created", "created", "created"]);
   });
 
   it("prints one JSON document for usage errors too, with --json", async () => {
