@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CliError, ExitCode } from "./errors";
 
 /** The client's environment, read once at start (the house style: no `process.env` elsewhere). */
 const CliEnv = z.object({
@@ -31,5 +32,6 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
   const parsed = CliEnv.safeParse(source);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-  throw new Error(`The environment has a bad value: ${problems}`);
+  // A setting the person made, not a failure of shelf's: a usage error, never a crash.
+  throw new CliError(`The environment has a bad value: ${problems}.`, ExitCode.usage, "usage");
 }

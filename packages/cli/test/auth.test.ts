@@ -238,6 +238,11 @@ describe("shelf login, whoami, auth status and logout", () => {
       expect(document.error).toMatchObject({ code: "usage", exit_code: 2 });
       expect(result.stderr).toContain(document.error.message);
     }
+    // A bad setting in the environment is the person's to fix: a usage error, not a crash.
+    const badSetting = await shelf(["library", "--json"], { ...env, SHELF_KEYRING: "maybe" });
+    expect(badSetting.code).toBe(2);
+    expect(ErrorOutput.parse(JSON.parse(badSetting.stdout)).error.message).toContain("SHELF_KEYRING");
+    expect(badSetting.stderr).not.toContain("unexpectedly");
     const completion = await shelf(["completion", "tcsh", "--json"], env);
     expect(completion.code).toBe(2);
     expect(ErrorOutput.parse(JSON.parse(completion.stdout)).error.code).toBe("usage");

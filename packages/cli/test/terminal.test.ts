@@ -35,13 +35,22 @@ afterAll(async () => {
 
 const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
-/** Starts `shelf args` in a tmux pane of its own, a real terminal of 100 by 30, with the given environment. */
-async function inTmux(name: string, args: string[], env: Record<string, string | undefined>) {
+/**
+ * Starts `shelf args` in a tmux pane of its own, a real terminal of 100 by 30, with the given environment. With
+ * `jobControl`, the pane's shell runs it as a job of its own, as an interactive shell does: only then can Ctrl-Z stop
+ * it (the kernel ignores Ctrl-Z for the pane's first process group, which nothing could resume).
+ */
+async function inTmux(
+  name: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { jobControl?: boolean } = {},
+) {
   const assignments = Object.entries(env)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([key, value]) => `${key}=${quote(value)}`);
   // The pane's shell outlives a Ctrl-C or Ctrl-\ meant for shelf (a handler, not an ignore: shelf gets the defaults).
-  const command = `trap : INT QUIT; env -i ${assignments.join(" ")} TERM=xterm-256color ${quote(process.execPath)} ${quote(shelfBin)} ${args.map(quote).join(" ")}; echo "[exit $?]"; sleep 600`;
+  const command = `${options.jobControl ? "set -m; " : ""}trap : INT QUIT; env -i ${assignments.join(" ")} TERM=xterm-256color ${quote(process.execPath)} ${quote(shelfBin)} ${args.map(quote).join(" ")}; echo "[exit $?]"; sleep 600`;
   await run("tmux", ["-L", socket, "new-session", "-d", "-s", name, "-x", "100", "-y", "30", command]);
 }
 
@@ -231,6 +240,31 @@ describe("Ctrl-C, as a person presses it", () => {
     await keys("quit-login", "C-\\");
     // 128 + 3: the shell's way of saying SIGQUIT ended it.
     expect(await waitFor("quit-login", /\[exit \d+\]/, "quit-login-done")).toContain("[exit 131]");
+  });
+
+  it("lets Ctrl-Z stop a sign-in that waits, for the shell to resume", async () => {
+    const env = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl });
+    await inTmux("suspend-login", ["login", "--no-browser"], env, { jobControl: true });
+    await waitFor("suspend-login", /Waiting for approval in the browser/, "suspend-login-waiting");
+    await keys("suspend-login", "C-z");
+    // 128 + SIGTSTP (20): the shell saw its job stop, as it does before offering `fg`.
+    expect(await waitFor("suspend-login", /\[exit \d+\]/, "suspend-login-stopped")).toContain("[exit 148]");
+    const shell = Number(
+      (await run("tmux", ["-L", socket, "list-panes", "-t", "suspend-login", "-F", "#{pane_pid}"])).stdout,
+    );
+    const client = Number((await run("pgrep", ["-P", String(shell), "-f", "shelf.js"])).stdout.trim());
+    expect((await run("ps", ["-o", "stat=", "-p", String(client)])).stdout.trim()).toMatch(/^T/);
+    // Resumed, it is still the client it was: Ctrl-C (here its signal) ends it as usual.
+    process.kill(client, "SIGCONT");
+    process.kill(client, "SIGINT");
+    while (
+      await run("ps", ["-p", String(client)]).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 
   it("says Cancelled. at a prompt (exit 130), and never sends it as a crash", async () => {
