@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm packages: Debian's Chromium and a Korean font for page
-# tests, aria2 and curl for download tests, unzip for agent skills' .zip files, HAProxy for the cluster (npm run
+# tests, aria2 and curl for download tests, unzip for agent skills' .zip files, 7-Zip for the demo's .dmg files, HAProxy for the cluster (npm run
 # cluster and its tests), D-Bus and GNOME Keyring for the CLI's keychain test, the system PostgreSQL server (second
 # database run) and Redis (shared rate limits). Safe to run again.
 set -euo pipefail
@@ -13,6 +13,8 @@ command -v aria2c >/dev/null 2>&1 || missing+=(aria2)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # `shelf install` of a .zip release (an agent skill) and the demo seed's test unpack with unzip.
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+# The demo seed's test opens the demo apps' .dmg files (UDIF, a FAT volume inside) with 7-Zip.
+command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 # The cluster (npm run cluster) and its tests put HAProxy in front of the instances.
 command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 # Korean glyphs, so the Korean pages' screenshots (test artifacts) show text rather than empty boxes.

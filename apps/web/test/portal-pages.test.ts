@@ -435,7 +435,7 @@ describe("keys and devices", () => {
     await context.close();
   });
 
-  it("names the full scope and links to its keys when device sign-in finds no slot, and asks no code once approved", async () => {
+  it("names the full scope and links to its keys when device sign-in finds no slot, ends that sign-in for the device, and asks no code once approved", async () => {
     const context = await signedIn("en-US");
     const page = await context.newPage();
     await page.goto("/settings/api-keys");
@@ -456,6 +456,14 @@ describe("keys and devices", () => {
     const alert = page.locator("main").getByRole("alert");
     await alert.waitFor();
     expect(await alert.textContent()).toContain("Every slot of Account-wide is taken");
+    expect(await alert.textContent()).toContain("This sign-in has ended, and the device was told why");
+    // The device's next poll hears why at once, rather than waiting out the code.
+    const ended = await deviceEndpoint("/api/device-sign-in/token", {
+      grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+      device_code: code.body.device_code,
+      client_id: "shelf-cli",
+    });
+    expect(ended.body).toMatchObject({ error: "access_denied", reason: "api_key_limit_reached" });
     const link = alert.getByRole("link", { name: "See the keys of Account-wide" });
     expect(await link.getAttribute("href")).toBe("/settings/api-keys?scope=account#keys-title");
     await link.click();
@@ -465,7 +473,9 @@ describe("keys and devices", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
     await filler.waitFor({ state: "detached" });
 
-    await page.goto(`/device?user_code=${code.body.user_code}`);
+    // A slot is free: the device starts again, and its new code is approved.
+    const again = await deviceEndpoint("/api/device-sign-in/code", { client_id: "shelf-cli", device_name: "studio" });
+    await page.goto(`/device?user_code=${again.body.user_code}`);
     await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("heading", { name: "Device connected" }).waitFor();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CliError, ExitCode } from "./errors";
 
 /** The client's environment, read once at start (the house style: no `process.env` elsewhere). */
 const CliEnv = z.object({
@@ -20,6 +21,8 @@ const CliEnv = z.object({
   /** A desktop to open the sign-in page on (Linux). */
   DISPLAY: z.string().optional(),
   WAYLAND_DISPLAY: z.string().optional(),
+  /** Where the shell looks for commands: an installed binary outside it is worth a word. */
+  PATH: z.string().optional(),
   /** Where agent skills are linked (~/.claude/skills, ~/.codex/skills). */
   HOME: z.string().optional(),
 });
@@ -29,5 +32,6 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
   const parsed = CliEnv.safeParse(source);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-  throw new Error(`The environment has a bad value: ${problems}`);
+  // A setting the person made, not a failure of shelf's: a usage error, never a crash.
+  throw new CliError(`The environment has a bad value: ${problems}.`, ExitCode.usage, "usage");
 }

@@ -20,6 +20,8 @@ export const ExitCode = {
   refused: 7,
   /** A downloaded file or a signed document failed verification; nothing was installed or trusted. */
   verificationFailed: 8,
+  /** The person interrupted the command (Ctrl-C, or Ctrl-C at a prompt): 128 + SIGINT, as shells count it. */
+  cancelled: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -27,12 +29,13 @@ export const exitCodeHelp = `Exit codes:
   0  success
   1  failed (the message says why)
   2  usage: a wrong option or argument, or a product name that matches several products
-  3  the service could not be reached
+  3  the service could not be reached: no connection, no answer in time (--timeout), or 502, 503, 504
   4  sign-in needed: run \`shelf login\`
   5  not allowed: not entitled to the product, or the key lacks an ability
   6  not found: no such product or release, or nothing to install
-  7  refused: every device seat is taken, or this client is older than the service allows
-  8  verification failed: a download or a signed document did not match; nothing was installed`;
+  7  refused: every device seat is taken, this client is older than the service allows, or no key slot is left
+  8  verification failed: a download or a signed document did not match; nothing was installed
+130  cancelled with Ctrl-C (a partial download is kept, and resumed by the next install)`;
 
 /** A failure the user is told about in one sentence plus what to do, ending the command with `exitCode`. */
 export class CliError extends Error {

@@ -13,6 +13,8 @@ export type ApiClientOptions = {
   maxRetryAfterSeconds?: number;
   /** Pauses before the network retries of safe requests, in milliseconds. */
   backoffMs?: number[];
+  /** How long one request may take, answer included, before the service counts as unreachable (milliseconds). */
+  timeoutMs?: number;
 };
 
 export type RequestOptions = {
@@ -29,6 +31,13 @@ export type RequestOptions = {
 const SAFE_METHODS = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 const DEFAULT_BACKOFF_MS = [500, 1500, 4000];
 const MAX_RATE_LIMIT_WAITS = 3;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Answers of a proxy or load balancer in front of a service that is down: the service itself was not reached. */
+const GATEWAY_STATUSES: Record<number, string> = {
+  502: "502 Bad Gateway",
+  503: "503 Service Unavailable",
+  504: "504 Gateway Timeout",
+};
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -40,10 +49,25 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+/** Whether a fetch failed because its `AbortSignal.timeout` ran out. */
+export const isTimeout = (error: unknown) => (error as Error | undefined)?.name === "TimeoutError";
+
 /** Why a request never got an answer, in the user's words. */
 function networkReason(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+const unreachableHint = "Check your connection and the address (--base-url or SHELF_BASE_URL).";
+
+/** The service did not answer within the timeout: counted as unreachable (exit 3), never as a failure of its own. */
+export function timedOut(baseUrl: string, timeoutMs: number): CliError {
+  return new CliError(
+    `The service at ${baseUrl} did not answer within ${timeoutMs / 1000} s.`,
+    ExitCode.unreachable,
+    "timeout",
+    `${unreachableHint} A slow link may need a longer --timeout (or SHELF_TIMEOUT, in seconds).`,
+  );
 }
 
 export const userAgent = () => `shelf-cli/${CLIENT_VERSION} node/${process.versions.node} ${process.platform}`;
@@ -55,6 +79,7 @@ export const userAgent = () => `shelf-cli/${CLIENT_VERSION} node/${process.versi
 export function createApiClient(options: ApiClientOptions) {
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxWait = options.maxRetryAfterSeconds ?? 120;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function send(method: string, path: string, request: RequestOptions): Promise<Response> {
     const url = new URL(`${options.baseUrl}${path}`);
@@ -82,8 +107,16 @@ export function createApiClient(options: ApiClientOptions) {
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await fetch(url, { method, headers, body, redirect: "manual" });
+        response = await fetch(url, {
+          method,
+          headers,
+          body,
+          redirect: "manual",
+          signal: AbortSignal.timeout(timeoutMs),
+        });
       } catch (error) {
+        // A service that accepts and never answers would not answer a second time either: no retry.
+        if (isTimeout(error)) throw timedOut(options.baseUrl, timeoutMs);
         if (retryable && attempt < backoff.length) {
           const pause = backoff[attempt] as number;
           options.say(`Cannot reach ${url.origin} (${networkReason(error)}); retrying in ${pause / 1000} s.`);
@@ -94,7 +127,24 @@ export function createApiClient(options: ApiClientOptions) {
           `Cannot reach the service at ${options.baseUrl} (${networkReason(error)}).`,
           ExitCode.unreachable,
           "unreachable",
-          "Check your connection and the address (--base-url or SHELF_BASE_URL).",
+          unreachableHint,
+        );
+      }
+      const gateway = GATEWAY_STATUSES[response.status];
+      if (gateway) {
+        await response.body?.cancel();
+        if (retryable && attempt < backoff.length) {
+          const pause = backoff[attempt] as number;
+          options.say(`${url.origin} answered ${gateway}; retrying in ${pause / 1000} s.`);
+          await sleep(pause);
+          continue;
+        }
+        throw new CliError(
+          `The service at ${options.baseUrl} cannot be reached: it answered ${gateway}.`,
+          ExitCode.unreachable,
+          "unreachable",
+          "The service or the proxy in front of it is down: try again later.",
+          { status: response.status },
         );
       }
       if (response.status === 429 && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
@@ -118,7 +168,18 @@ export function createApiClient(options: ApiClientOptions) {
     request: RequestOptions = {},
   ): Promise<T> {
     const response = await send(method, path, request);
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (isTimeout(error)) throw timedOut(options.baseUrl, timeoutMs);
+      throw new CliError(
+        `The service at ${options.baseUrl} stopped answering (${networkReason(error)}).`,
+        ExitCode.unreachable,
+        "unreachable",
+        unreachableHint,
+      );
+    }
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;

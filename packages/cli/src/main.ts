@@ -1,5 +1,6 @@
-import { Command, CommanderError, Option } from "commander";
-import { authStatus, login, logout, whoami } from "./commands/auth";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { listenForCancel } from "./cancel";
+import { authStatus, authStatusExit, login, logout, whoami } from "./commands/auth";
 import { library, products, releases, updates } from "./commands/catalog";
 import { install, setup, uninstall, update } from "./commands/install";
 import { licenseCheck } from "./commands/license";
@@ -9,12 +10,21 @@ import { completionScript } from "./completion";
 import { type Context, createContext, type GlobalOptions } from "./context";
 import { readEnv } from "./env";
 import { CliError, ExitCode, exitCodeHelp } from "./errors";
+import { DEFAULT_TIMEOUT_MS } from "./http";
 import { folders } from "./paths";
 import { resolveProduct } from "./product-match";
 import { startUpdateCheck } from "./update-hint";
 import { CLIENT_VERSION } from "./version";
 
 const program = new Command("shelf");
+
+function parseTimeout(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new InvalidArgumentError("a number of seconds above 0 (at most 3600) is needed.");
+  }
+  return seconds;
+}
 
 /** Ends the process: stdout is flushed first, and a keychain call still pending cannot hold it open. */
 function finish(code: number): never {
@@ -23,25 +33,55 @@ function finish(code: number): never {
   return undefined as never;
 }
 
+/** Whether `--json` was asked for: read from the arguments, since a command line commander refused has no options. */
+const jsonAsked = () => {
+  const args = process.argv.slice(2);
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).includes("--json");
+};
+
+/** The `--json` document of a failure, on stdout. */
+function printErrorDocument(error: CliError): void {
+  const document = {
+    error: {
+      code: error.code,
+      message: error.message,
+      hint: error.hint ?? null,
+      exit_code: error.exitCode,
+      details: error.details ?? null,
+    },
+  };
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+}
+
 function printError(error: CliError, json: boolean): void {
-  if (json) {
-    const document = {
-      error: {
-        code: error.code,
-        message: error.message,
-        hint: error.hint ?? null,
-        exit_code: error.exitCode,
-        details: error.details ?? null,
-      },
-    };
-    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-  }
-  process.stderr.write(`Error: ${error.message}\n`);
+  if (json) printErrorDocument(error);
+  process.stderr.write(error.exitCode === ExitCode.cancelled ? `${error.message}\n` : `Error: ${error.message}\n`);
   if (error.hint) process.stderr.write(`${error.hint}\n`);
 }
 
-/** Wraps a command: builds its context, prints its JSON document in --json mode, maps failures to exit codes. */
-function action<A extends unknown[]>(run: (context: Context, ...args: A) => Promise<unknown>) {
+/**
+ * Ends a command the person interrupted: "Cancelled.", exit 130; never a crash, never reported. At once, so that
+ * nothing the command was doing says more after it (stdout and stderr are synchronous for files, terminals and pipes
+ * on Linux and macOS).
+ */
+function cancel(): never {
+  printError(new CliError("Cancelled.", ExitCode.cancelled, "cancelled"), jsonAsked());
+  process.exit(ExitCode.cancelled);
+}
+listenForCancel(cancel);
+
+/** Ctrl-C at a prompt: the prompt library ends it with this error instead of a signal (the terminal is raw then). */
+const isPromptCancel = (error: unknown) => (error as Error | undefined)?.name === "ExitPromptError";
+
+/**
+ * Wraps a command: builds its context, prints its JSON document in --json mode, maps failures to exit codes. A command
+ * whose answer is a status (`auth status`) names its exit code with `exitOf`.
+ */
+function action<A extends unknown[], D>(
+  run: (context: Context, ...args: A) => Promise<D>,
+  exitOf: (document: D) => ExitCode = () => ExitCode.ok,
+) {
   return async (...args: A) => {
     const options = program.opts<GlobalOptions>();
     let context: Context | undefined;
@@ -51,8 +91,9 @@ function action<A extends unknown[]>(run: (context: Context, ...args: A) => Prom
       const document = await run(context, ...args);
       if (context.json) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       await hint();
-      finish(ExitCode.ok);
+      finish(exitOf(document));
     } catch (error) {
+      if (isPromptCancel(error)) cancel();
       if (error instanceof CliError) {
         printError(error, options.json === true);
         finish(error.exitCode);
@@ -83,10 +124,15 @@ program
     ).env("SHELF_BASE_URL"),
   )
   .option("--json", "print one JSON document on stdout (shapes in the README)")
+  .addOption(
+    new Option("--timeout <seconds>", `how long one request may take (default: ${DEFAULT_TIMEOUT_MS / 1000})`)
+      .env("SHELF_TIMEOUT")
+      .argParser(parseTimeout),
+  )
   .showHelpAfterError("(run `shelf --help` for usage)")
   .addHelpText(
     "after",
-    `\nEnvironment:\n  SHELF_BASE_URL   the service, like --base-url\n  SHELF_API_KEY    a key to use instead of the stored one (CI); never stored\n  SHELF_KEYRING    "off" keeps the key in the 0600 file instead of the OS keychain\n  SHELF_NO_UPDATE_NOTIFIER  any value: no daily "newer shelf available" hint\n\n${exitCodeHelp}`,
+    `\nEnvironment:\n  SHELF_BASE_URL   the service, like --base-url\n  SHELF_API_KEY    a key to use instead of the stored one (CI); never stored\n  SHELF_TIMEOUT    seconds one request may take, like --timeout\n  SHELF_KEYRING    "off" keeps the key in the 0600 file instead of the OS keychain\n  SHELF_NO_UPDATE_NOTIFIER  any value: no daily "newer shelf available" hint\n\n${exitCodeHelp}`,
   )
   .exitOverride();
 
@@ -111,7 +157,7 @@ program
   .description("sign-in details")
   .command("status")
   .description("show whether you are signed in and where the key is kept (keychain, file or environment)")
-  .action(action((context) => authStatus(context)));
+  .action(action((context) => authStatus(context), authStatusExit));
 
 program
   .command("library")
@@ -228,7 +274,7 @@ program
       process.stdout.write(completionScript(program, shell));
       finish(ExitCode.ok);
     } catch (error) {
-      process.stderr.write(`Error: ${(error as Error).message}\n`);
+      printError(new CliError((error as Error).message, ExitCode.usage, "usage"), jsonAsked());
       finish(ExitCode.usage);
     }
   });
@@ -239,7 +285,13 @@ try {
   if (error instanceof CommanderError) {
     const shown =
       error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help";
-    finish(shown ? ExitCode.ok : ExitCode.usage);
+    if (shown) finish(ExitCode.ok);
+    // Commander has said it on stderr already; --json still owes its one document on stdout.
+    if (jsonAsked()) {
+      const message = error.message.replace(/^error: /, "");
+      printErrorDocument(new CliError(message, ExitCode.usage, "usage", "Run `shelf --help` for usage."));
+    }
+    finish(ExitCode.usage);
   } else {
     throw error;
   }

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import envPaths from "env-paths";
+import { CliError, ExitCode } from "./errors";
 
 /** The client's folders (XDG on Linux, Library on macOS, AppData on Windows). */
 export type Folders = { config: string; data: string; cache: string };
@@ -10,13 +11,28 @@ export function folders(): Folders {
   return { config: paths.config, data: paths.data, cache: paths.cache };
 }
 
-/** Reads a JSON file, or `fallback` when it does not exist. */
+/**
+ * Reads a JSON file, or `fallback` when it does not exist. A file that is not JSON (cut by a full disk, edited by
+ * hand) is named, so the person can fix or delete it: never a crash without its path.
+ */
 export async function readJson<T>(file: string, fallback: T): Promise<T> {
+  let text: string;
   try {
-    return JSON.parse(await fs.readFile(file, "utf8")) as T;
+    text = await fs.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return fallback;
     throw error;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new CliError(
+      `${file} is not valid JSON (${(error as Error).message}).`,
+      ExitCode.failed,
+      "corrupt_file",
+      "Fix it, or delete it: shelf then starts it afresh (a deleted credentials file means signing in again).",
+      { file },
+    );
   }
 }
 

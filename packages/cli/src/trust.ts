@@ -2,7 +2,7 @@ import { createHash, createPublicKey, verify } from "node:crypto";
 import path from "node:path";
 import { ClientConfigData, JwksData } from "@shelf/api/schemas";
 import canonicalize from "canonicalize";
-import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 import type { z } from "zod";
 import type { Context } from "./context";
 import { CliError, ExitCode } from "./errors";
@@ -114,13 +114,18 @@ export function requireClientVersion(policy: ClientPolicy | null, version: strin
   }
 }
 
-/** A license certificate's claims once its EdDSA signature, type and expiry verify against the JWKS; else null. */
+export type CertificateClaims = JWTPayload & { device_id?: string | null };
+
+/**
+ * A license certificate checked against the JWKS: its claims once its EdDSA signature, type, audience, device and
+ * expiry verify; else whether it merely expired (signed by the service, past its time) or is not the service's at all.
+ */
 export async function verifyCertificate(
   token: string,
   jwks: Jwks,
   expected: { productId: number; deviceId: string },
   now = new Date(),
-): Promise<(JWTPayload & { device_id?: string | null }) | null> {
+): Promise<{ claims: CertificateClaims } | { problem: "expired" | "invalid" }> {
   try {
     const { payload } = await jwtVerify(token, createLocalJWKSet(jwks as unknown as JSONWebKeySet), {
       algorithms: ["EdDSA"],
@@ -128,9 +133,10 @@ export async function verifyCertificate(
       audience: `product:${expected.productId}`,
       currentDate: now,
     });
-    if (payload.device_id !== expected.deviceId) return null;
-    return payload as JWTPayload & { device_id?: string | null };
-  } catch {
-    return null;
+    if (payload.device_id !== expected.deviceId) return { problem: "invalid" };
+    return { claims: payload as CertificateClaims };
+  } catch (error) {
+    // jose checks the signature before the claims: an expiry is only reported of a token the service signed.
+    return { problem: error instanceof errors.JWTExpired ? "expired" : "invalid" };
   }
 }

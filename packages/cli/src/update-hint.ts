@@ -36,6 +36,7 @@ export function startUpdateCheck(context: Context, version: string): () => Promi
     say: () => {},
     backoffMs: [],
     maxRetryAfterSeconds: 0,
+    timeoutMs: context.timeoutMs,
   });
   const check = (async (): Promise<string | null> => {
     const state = await readJson<HintState>(file, {});

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { createAccount, signedInCaller } from "@shelf/api/testing";
+import { defaultAbilities } from "@shelf/api";
+import { createAccount, createAccountWithKey, createKey, signedInCaller } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -134,6 +135,117 @@ describe("shelf login, whoami, auth status and logout", () => {
     expect(whoami.stderr).toContain("The service no longer accepts this key");
     expect(whoami.stderr).toContain("shelf login");
     expect((await shelf(["logout"], env)).code).toBe(2);
+  });
+
+  it("names the account of the key in use, and exits non-zero when it cannot act", async () => {
+    const mine = await createAccount(server.db);
+    const home = await makeHome();
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl });
+    const notSignedIn = await shelf(["auth", "status", "--json"], env);
+    expect(notSignedIn.code).toBe(4);
+    expect(AuthStatusOutput.parse(JSON.parse(notSignedIn.stdout))).toMatchObject({ signed_in: false });
+
+    expect((await loginAs(mine.id, env)).code).toBe(0);
+    const signedIn = await shelf(["auth", "status", "--json"], env);
+    expect(signedIn.code).toBe(0);
+    expect(AuthStatusOutput.parse(JSON.parse(signedIn.stdout)).account_email).toBe(mine.email);
+
+    // Someone else's key in SHELF_API_KEY: the status is about that key and its account, not the stored one's.
+    const { account: theirs, key } = await createAccountWithKey(server.db, { abilities: [...defaultAbilities.device] });
+    const borrowed = await shelf(["auth", "status"], { ...env, SHELF_API_KEY: key });
+    expect(borrowed.code).toBe(0);
+    expect(borrowed.stdout).toContain(
+      `Signed in as ${theirs.email}; the key is in the SHELF_API_KEY environment variable.`,
+    );
+    expect(borrowed.stdout).not.toContain(mine.email);
+    // A key that may not say whose it is works, its account unnamed rather than guessed.
+    const { key: created } = await createAccountWithKey(server.db, { abilities: [...defaultAbilities.created] });
+    const unnamed = AuthStatusOutput.parse(
+      JSON.parse((await shelf(["auth", "status", "--json"], { ...env, SHELF_API_KEY: created })).stdout),
+    );
+    expect(unnamed).toMatchObject({ valid: true, account_email: null, key_source: "environment" });
+    // A revoked key, and a service that cannot be asked: not a success either.
+    const refused = await shelf(["auth", "status"], { ...env, SHELF_API_KEY: "shelf_notarealkeynotarealkey0000" });
+    expect(refused.code).toBe(4);
+    const away = await shelf(["auth", "status", "--json", "--base-url", "http://127.0.0.1:9"], {
+      ...env,
+      SHELF_API_KEY: key,
+    });
+    expect(away.code).toBe(3);
+    expect(AuthStatusOutput.parse(JSON.parse(away.stdout)).valid).toBeNull();
+  });
+
+  it("revokes the key it held before when signing in again, and names the address keys are kept for", async () => {
+    const account = await createAccount(server.db);
+    const home = await makeHome();
+    const env = shelfEnv(home, { SHELF_BASE_URL: server.baseUrl });
+    expect((await loginAs(account.id, env)).code).toBe(0);
+    const [first] = await liveKeys(account.id);
+    const again = await loginAs(account.id, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("The key this machine held before was revoked.");
+    const live = await liveKeys(account.id);
+    expect(live).toHaveLength(1);
+    expect(live[0]?.id).not.toBe(first?.id);
+
+    // The same server under another name: keys are kept per address, and the client says where it has one.
+    const otherName = server.baseUrl.replace("127.0.0.1", "localhost");
+    const elsewhere = await shelf(["whoami", "--json", "--base-url", otherName], env);
+    expect(elsewhere.code).toBe(4);
+    expect(ErrorOutput.parse(JSON.parse(elsewhere.stdout)).error.hint).toContain(
+      `Keys are kept per service address, and this machine has one for ${server.baseUrl} (${account.email}): use --base-url ${server.baseUrl}`,
+    );
+    const status = await shelf(["auth", "status", "--base-url", otherName], env);
+    expect(status.stdout).toContain(`Not signed in at ${otherName}.`);
+    expect(status.stdout).toContain(`this machine has one for ${server.baseUrl}`);
+  });
+
+  it("exits at once saying what to do when the page cannot approve for want of a key slot (exit 7)", async () => {
+    const { account } = await createAccountWithKey(server.db);
+    for (let made = 1; made < 3; made++) await createKey(server.db, account.id);
+    const env = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl });
+    const { caller } = await signedInCaller(server.db, account.id);
+    let refusal: Promise<unknown> | undefined;
+    const run = startShelf(["login", "--json"], env, (stderr) => {
+      const code = /one-time code: ([A-Z0-9-]+)/.exec(stderr)?.[1];
+      if (code && !refusal) {
+        refusal = caller.deviceSignIn.decide({ user_code: code, decision: "approve" }).catch((error) => error);
+      }
+    });
+    const result = await run.done;
+    expect(await refusal).toMatchObject({ code: "CONFLICT" });
+    expect(result.code).toBe(7);
+    const error = ErrorOutput.parse(JSON.parse(result.stdout)).error;
+    expect(error.code).toBe("api_key_limit_reached");
+    expect(result.stderr).toContain("The sign-in failed on the web page: every account-wide key slot");
+    expect(error.hint).toBe(
+      `Revoke a key you no longer use at ${server.baseUrl}/settings/api-keys, then run \`shelf login\` again.`,
+    );
+    expect((await liveKeys(account.id)).map((key) => key.kind)).toEqual(["created", "created", "created"]);
+  });
+
+  it("prints one JSON document for usage errors too, with --json", async () => {
+    const env = shelfEnv(await makeHome(), { SHELF_BASE_URL: server.baseUrl });
+    for (const args of [
+      ["no-such-command"],
+      ["install"],
+      ["install", "x", "--channel", "nightly"],
+      ["library", "--nope"],
+    ]) {
+      const result = await shelf([...args, "--json"], env);
+      expect(result.code, args.join(" ")).toBe(2);
+      const document = ErrorOutput.parse(JSON.parse(result.stdout));
+      expect(document.error).toMatchObject({ code: "usage", exit_code: 2 });
+      expect(result.stderr).toContain(document.error.message);
+    }
+    // A bad setting in the environment is the person's to fix: a usage error, not a crash.
+    const badSetting = await shelf(["library", "--json"], { ...env, SHELF_KEYRING: "maybe" });
+    expect(badSetting.code).toBe(2);
+    expect(ErrorOutput.parse(JSON.parse(badSetting.stdout)).error.message).toContain("SHELF_KEYRING");
+    expect(badSetting.stderr).not.toContain("unexpectedly");
+    const completion = await shelf(["completion", "tcsh", "--json"], env);
+    expect(completion.code).toBe(2);
+    expect(ErrorOutput.parse(JSON.parse(completion.stdout)).error.code).toBe("usage");
   });
 
   it("uses documented exit codes for usage errors and an unreachable service", async () => {

@@ -38,10 +38,34 @@ export async function startProxy(upstreamPort: number) {
     onCut: null as (() => void) | null,
     /** The Range header of each request seen (null without one). */
     ranges: [] as (string | null)[],
+    /** How many more answers are cut at `cutAfter` once the first was (each cut bringing that many bytes more). */
+    recut: 0,
+    /**
+     * Answers a connection's first request instead of the server: raw HTTP bytes (sent, then the connection closes),
+     * "hang" (the connection is accepted and nothing ever comes back), "drop" (closed at once, no answer), or null to
+     * pass it on as usual.
+     */
+    answer: null as ((request: string) => Buffer | "hang" | "drop" | null) | null,
   };
+  const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    open.add(client);
+    client.on("close", () => open.delete(client));
     const upstream = net.connect(upstreamPort, "127.0.0.1");
+    let decided = false;
+    let answered = false;
     client.on("data", (chunk: Buffer) => {
+      if (!decided) {
+        decided = true;
+        const answer = settings.answer?.(chunk.toString("latin1")) ?? null;
+        if (answer !== null) {
+          answered = true;
+          upstream.destroy();
+          if (answer === "drop") client.destroy();
+          else if (answer !== "hang") client.end(answer);
+        }
+      }
+      if (answered) return;
       let text = chunk.toString("latin1");
       if (/^(GET|HEAD) /.test(text)) settings.ranges.push(/\r\nrange: *([^\r]+)/i.exec(text)?.[1] ?? null);
       if (settings.stripRange) text = text.replace(/\r\nrange:/i, "\r\nx-no-range:");
@@ -70,7 +94,8 @@ export async function startProxy(upstreamPort: number) {
       if (settings.cutAfter !== null && bodySeen + data.length >= settings.cutAfter) {
         const keep = settings.cutAfter - bodySeen;
         cut = true;
-        settings.cutAfter = null;
+        if (settings.recut > 0) settings.recut--;
+        else settings.cutAfter = null;
         settings.cuts++;
         upstream.pause();
         const onCut = settings.onCut;
@@ -89,16 +114,31 @@ export async function startProxy(upstreamPort: number) {
       client.write(data);
     });
     upstream.on("end", () => client.end());
-    upstream.on("error", () => client.destroy());
+    upstream.on("error", () => {
+      if (!answered) client.destroy();
+    });
     client.on("error", () => upstream.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
     settings,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () => {
+      // A connection left hanging on purpose would hold the close forever.
+      for (const socket of open) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
   };
+}
+
+/** Raw bytes of an HTTP/1.1 answer that closes its connection, for `settings.answer`. */
+export function rawAnswer(status: string, headers: Record<string, string | number> = {}, body = Buffer.alloc(0)) {
+  const lines = Object.entries({ ...headers, "content-length": body.length, connection: "close" }).map(
+    ([name, value]) => `${name}: ${value}`,
+  );
+  return Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${lines.join("\r\n")}\r\n\r\n`, "latin1"), body]);
 }
 
 export type ShelfServer = Awaited<ReturnType<typeof startServer>>;

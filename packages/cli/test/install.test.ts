@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { accountAbilities, defaultAbilities, publishing } from "@shelf/api";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ErrorOutput,
@@ -21,7 +21,17 @@ import {
   UpdateOutput,
   UpdatesOutput,
 } from "../src/output";
-import { LINK_TTL_SECONDS, makeHome, type ShelfEnv, type ShelfServer, shelf, shelfEnv, startServer } from "./harness";
+import {
+  LINK_TTL_SECONDS,
+  makeHome,
+  rawAnswer,
+  type ShelfEnv,
+  type ShelfServer,
+  shelf,
+  shelfEnv,
+  startServer,
+  startShelf,
+} from "./harness";
 
 const run = promisify(execFile);
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
@@ -341,5 +351,187 @@ describe("shelf install", () => {
     });
     expect(recorded.code, recorded.stderr).toBe(0);
     expect(json(SetupOutput, recorded)).toMatchObject({ completed_steps: [1] });
+  });
+});
+
+describe("downloads that misbehave", () => {
+  it("refuses a download longer than the plan says at once (exit 8), instead of fetching it again and again", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    const bytes = randomBytes(40_000);
+    await publish(server, product.id, "1.0.0", "data.bin", bytes);
+    let asked = 0;
+    server.proxy.settings.answer = () => {
+      asked++;
+      return rawAnswer("200 OK", { "content-type": "application/octet-stream" }, Buffer.concat([bytes, bytes]));
+    };
+    let result: Awaited<ReturnType<typeof shelf>>;
+    try {
+      result = await shelf(["install", String(product.id), "--json"], env);
+    } finally {
+      server.proxy.settings.answer = null;
+    }
+    expect(result.code, result.stderr).toBe(8);
+    expect(json(ErrorOutput, result).error).toMatchObject({ code: "size_mismatch", exit_code: 8 });
+    expect(result.stderr).toContain("longer than the 40.0 KB (40000 bytes) the service published");
+    expect(asked).toBe(1);
+    const downloads = path.join(env.XDG_DATA_HOME as string, "shelf", "downloads", String(product.id));
+    expect(await fs.readdir(downloads)).toEqual([]);
+    expect(await installs(server, account.id)).toEqual([]);
+  });
+
+  it("waits out a 429 of the download as Retry-After asks, saying how long", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    const bytes = randomBytes(30_000);
+    await publish(server, product.id, "1.0.0", "data.bin", bytes);
+    let limited = 0;
+    server.proxy.settings.answer = () =>
+      limited++ === 0 ? rawAnswer("429 Too Many Requests", { "retry-after": "1" }) : null;
+    let result: Awaited<ReturnType<typeof shelf>>;
+    try {
+      result = await shelf(["install", String(product.id), "--json"], env);
+    } finally {
+      server.proxy.settings.answer = null;
+    }
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("rate limiting this client: waiting 1 s as it asks (Retry-After)");
+    expect(limited).toBe(2);
+    const output = json(InstallOutput, result);
+    expect(await fs.readFile(path.join(output.installed_to as string, "data.bin"))).toEqual(bytes);
+  });
+
+  it("keeps resuming a download that is cut again and again as long as each attempt brings bytes", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    const bytes = randomBytes(200_000);
+    await publish(server, product.id, "1.0.0", "data.bin", bytes);
+    // Nine cuts, more than the six retries a download that gets nowhere is given.
+    server.proxy.settings.cutAfter = 20_000;
+    server.proxy.settings.recut = 8;
+    const cutsBefore = server.proxy.settings.cuts;
+    let result: Awaited<ReturnType<typeof shelf>>;
+    try {
+      result = await shelf(["install", String(product.id), "--json"], env);
+    } finally {
+      server.proxy.settings.cutAfter = null;
+      server.proxy.settings.recut = 0;
+    }
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.proxy.settings.cuts - cutsBefore).toBe(9);
+    const output = json(InstallOutput, result);
+    expect(await fs.readFile(path.join(output.installed_to as string, "data.bin"))).toEqual(bytes);
+  });
+});
+
+describe("installing again, elsewhere and side by side", () => {
+  it("checks --dir before downloading anything (exit 2)", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "binary", { payload: { executable_name: "tool" } });
+    await publish(server, product.id, "1.0.0", "tool", randomBytes(1000));
+    const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), "shelf-cli-dir-")), "a-file");
+    await fs.writeFile(file, "not a folder");
+    server.proxy.settings.ranges = [];
+    const result = await shelf(["install", String(product.id), "--dir", file, "--json"], env);
+    expect(result.code).toBe(2);
+    expect(json(ErrorOutput, result).error.message).toBe(
+      `--dir ${file} cannot take the install: it is a file, not a folder.`,
+    );
+    expect(server.proxy.settings.ranges).toEqual([]);
+  });
+
+  it("reinstalls the installed version without downloading it, keeps only the newest download, and follows the installed channel", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    await publish(server, product.id, "1.0.0", "app.bin", randomBytes(1000));
+    await publish(server, product.id, "1.1.0-dev.1", "app.bin", randomBytes(1000));
+    await server.db
+      .update(schema.releases)
+      .set({ channel: "dev" })
+      .where(and(eq(schema.releases.productId, product.id), eq(schema.releases.version, "1.1.0-dev.1")));
+    expect(json(InstallOutput, await shelf(["install", String(product.id), "--json"], env)).version).toBe("1.0.0");
+    const dev = json(InstallOutput, await shelf(["install", String(product.id), "--channel", "dev", "--json"], env));
+    expect(dev.version).toBe("1.1.0-dev.1");
+    const downloads = path.join(env.XDG_DATA_HOME as string, "shelf", "downloads", String(product.id));
+    // The older version's file is gone: only the installed one's stays.
+    expect(await fs.readdir(downloads)).toEqual([path.basename(dev.file)]);
+
+    server.proxy.settings.ranges = [];
+    const again = await shelf(["install", String(product.id), "--json"], env);
+    expect(again.code, again.stderr).toBe(0);
+    // No --channel: the dev channel it came from, not stable's older 1.0.0.
+    expect(again.stderr).toContain("Following the dev channel");
+    expect(json(InstallOutput, again)).toMatchObject({ version: "1.1.0-dev.1", channel: "dev" });
+    expect(again.stderr).toContain("is already downloaded here (sha256 verified): no download needed.");
+    expect(server.proxy.settings.ranges).toEqual([]);
+
+    const stable = await shelf(["install", String(product.id), "--channel", "stable", "--json"], env);
+    expect(json(InstallOutput, stable).version).toBe("1.0.0");
+    expect(stable.stderr).toContain("Note: 1.0.0 is older than the installed 1.1.0-dev.1");
+  });
+
+  it("refuses a second install of the same product while the first runs, and says when the binary's folder is not on PATH", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "binary", { payload: { executable_name: "slow-tool" } });
+    const bytes = randomBytes(100_000);
+    await publish(server, product.id, "1.0.0", "slow-tool", bytes);
+    // The first install stalls halfway through its download, holding its lock.
+    server.proxy.settings.cutAfter = 50_000;
+    server.proxy.settings.stallMs = 5_000;
+    const data = path.join(env.XDG_DATA_HOME as string, "shelf");
+    const lock = path.join(data, "downloads", `${product.id}.lock`);
+    const first = startShelf(["install", String(product.id)], env);
+    try {
+      while (!(await exists(lock))) await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = await shelf(["install", String(product.id), "--json"], env);
+      expect(second.code).toBe(1);
+      expect(json(ErrorOutput, second).error).toMatchObject({
+        code: "install_in_progress",
+        details: { pid: first.pid },
+      });
+      expect(second.stderr).toContain(`Another shelf (process ${first.pid}) is installing ${product.name}`);
+    } finally {
+      // Killed outright, as a power cut would: its lock stays behind.
+      process.kill(first.pid as number, "SIGKILL");
+      await first.done;
+      server.proxy.settings.stallMs = 0;
+    }
+    expect(await exists(lock)).toBe(true);
+    const third = await shelf(["install", String(product.id), "--json"], env);
+    expect(third.code, third.stderr).toBe(0);
+    const bin = path.join(data, "bin");
+    expect(json(InstallOutput, third).installed_to).toBe(path.join(bin, "slow-tool"));
+    expect(await fs.readFile(path.join(bin, "slow-tool"))).toEqual(bytes);
+    expect(third.stderr).toContain(`${bin} is not on your PATH`);
+    expect(await exists(lock)).toBe(false);
+    const onPath = await shelf(["install", String(product.id)], { ...env, PATH: `${bin}:${process.env.PATH}` });
+    expect(onPath.code, onPath.stderr).toBe(0);
+    expect(onPath.stderr).not.toContain("is not on your PATH");
+  });
+
+  it("quotes the unpacking tool's reason when a published archive is not one", async () => {
+    const { account, env } = await user();
+    const product = await productWith(server, account.id, "managed-directory");
+    await publish(server, product.id, "1.0.0", "pantry.zip", randomBytes(5000));
+    const result = await shelf(["install", String(product.id), "--json"], env);
+    expect(result.code).toBe(1);
+    const error = json(ErrorOutput, result).error;
+    expect(error.code).toBe("unpack_failed");
+    expect(error.message).toMatch(
+      /^The archive pantry\.zip could not be unpacked: unzip says ".*End-of-central-directory signature not found/,
+    );
+    expect(error.hint).not.toContain("installed");
+  });
+
+  it("names a corrupt file of its own by its path instead of failing as a crash", async () => {
+    const { env } = await user();
+    const config = path.join(env.XDG_CONFIG_HOME as string, "shelf", "config.json");
+    await fs.mkdir(path.dirname(config), { recursive: true });
+    await fs.writeFile(config, '{"base_url": ');
+    const result = await shelf(["library", "--json"], env);
+    expect(result.code).toBe(1);
+    expect(json(ErrorOutput, result).error).toMatchObject({ code: "corrupt_file", details: { file: config } });
+    expect(result.stderr).toContain(`Error: ${config} is not valid JSON`);
+    expect(result.stderr).not.toContain("unexpectedly");
   });
 });

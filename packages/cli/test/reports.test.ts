@@ -119,9 +119,8 @@ describe("crash reports of the client", () => {
   it("sends its own unexpected failure only after opting in, without the key", async () => {
     const { env } = await deviceUser(server);
     const installs = path.join(env.XDG_DATA_HOME as string, "shelf", "installs.json");
-    await fs.mkdir(path.dirname(installs), { recursive: true });
-    // A file left half-written by something else: reading it fails in a way shelf does not expect.
-    await fs.writeFile(installs, '{"1": {"name": ');
+    // A folder where shelf keeps a file (made by something else): reading it fails in a way shelf does not expect.
+    await fs.mkdir(installs, { recursive: true });
     const marker = (await server.db.select().from(schema.errorReports)).length;
     const quiet = await shelf(["library"], env);
     expect(quiet.code).toBe(1);
@@ -140,7 +139,7 @@ describe("crash reports of the client", () => {
       .from(schema.errorReports)
       .where(eq(schema.errorReports.appBundleId, "shelf-cli"));
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.errorMessage).toMatch(/^SyntaxError: /);
+    expect(reports[0]?.errorMessage).toMatch(/^Error: EISDIR/);
     expect(JSON.stringify(reports[0])).not.toContain(env.SHELF_API_KEY as string);
   });
 });

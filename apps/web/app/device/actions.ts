@@ -42,6 +42,9 @@ export async function deviceAction(_state: FormState<DeviceStep>, form: FormData
   } catch (error) {
     // A device sign-in key is account-wide: that is the scope whose slots are full.
     const accountWide = (await getTranslations("keys"))("accountWide");
-    return namingFullScope(await failedForm(error), { value: "account", name: accountWide });
+    const failed = await namingFullScope(await failedForm(error), { value: "account", name: accountWide });
+    if (failed.code !== "api_key_limit_reached") return failed;
+    // The refusal ended the sign-in (the service told the device): approving this code again finds nothing.
+    return { ...failed, message: `${failed.message} ${(await getTranslations("device"))("signInEnded")}` };
   }
 }

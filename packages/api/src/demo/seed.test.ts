@@ -113,29 +113,70 @@ describe("seedDemo", () => {
     expect(channels.map((row) => row.channel).sort()).toEqual(["alpha", "beta", "dev", "stable"]);
   });
 
-  it("stores a command-line tool's .tar.gz as a real archive whose binary runs (what shelf install unpacks)", async () => {
+  it("stores every demo release file as a real archive of its kind: tar.gz, zip, vsix and dmg all unpack", async () => {
     const db = testDb.db;
     const { productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
-    const index = demoProducts.findIndex((product) => product.delivery?.strategy === "binary");
-    const product = demoProducts[index];
-    const binaryPath = product?.delivery?.payload.binary_path;
-    expect(typeof binaryPath).toBe("string");
-    const stored = await db
-      .select({ version: schema.releases.version, key: schema.releases.artifactKey })
-      .from(schema.releases)
-      .where(eq(schema.releases.productId, productIds[index] as number));
-    expect(stored.length).toBeGreaterThan(0);
-    const dir = mkdtempSync(path.join(tmpdir(), "shelf-demo-tool-"));
+    const dir = mkdtempSync(path.join(tmpdir(), "shelf-demo-files-"));
+    const seen = new Set<string>();
+    const run = (command: string, args: string[]) => execFileSync(command, args, { encoding: "utf8" });
     try {
-      for (const release of stored) {
-        const archive = path.join(dir, `${release.version}.tar.gz`);
-        writeFileSync(archive, await buffer(await files.store.open(release.key as string)));
-        const into = path.join(dir, release.version);
-        mkdirSync(into);
-        execFileSync("tar", ["-xzf", archive, "-C", into]);
-        const output = execFileSync(path.join(into, binaryPath as string), { encoding: "utf8" });
-        expect(output).toBe(`${product?.name} ${release.version} (a Shelf demo tool)\n`);
+      for (const [index, product] of demoProducts.entries()) {
+        const payload = product.delivery?.payload;
+        const stored = await db
+          .select({ version: schema.releases.version, key: schema.releases.artifactKey })
+          .from(schema.releases)
+          .where(eq(schema.releases.productId, productIds[index] as number));
+        expect(stored.length).toBe(product.releases.length);
+        for (const release of stored) {
+          const format = product.releases.find((planned) => planned.version === release.version)
+            ?.artifactFormat as string;
+          seen.add(format);
+          const file = path.join(dir, `${product.slug}-${release.version}.${format}`);
+          writeFileSync(file, await buffer(await files.store.open(release.key as string)));
+          const into = path.join(dir, product.slug, release.version);
+          mkdirSync(into, { recursive: true });
+          const where = `${product.slug} ${release.version}`;
+          if (format === "tar.gz") {
+            run("tar", ["-xzf", file, "-C", into]);
+            const binary = path.join(into, payload?.binary_path as string);
+            expect(run(binary, []), where).toBe(`${product.name} ${release.version} (a Shelf demo tool)\n`);
+          } else if (format === "zip" || format === "vsix") {
+            // unzip's own check of every entry's CRC-32, then the files themselves.
+            run("unzip", ["-tq", file]);
+            run("unzip", ["-q", file, "-d", into]);
+            if (format === "vsix") {
+              const manifest = JSON.parse(readFileSync(path.join(into, "extension", "package.json"), "utf8"));
+              expect(`${manifest.publisher}.${manifest.name}`, where).toBe(payload?.extension_id);
+              expect(manifest.version, where).toBe(release.version);
+              expect(readFileSync(path.join(into, "extension.vsixmanifest"), "utf8")).toContain(
+                `Version="${release.version}"`,
+              );
+              expect(readFileSync(path.join(into, "[Content_Types].xml"), "utf8")).toContain("<Types");
+            } else {
+              const root = payload?.root ?? product.slug;
+              const readme = path.join(
+                into,
+                root,
+                product.delivery?.strategy === "agent-skill" ? "SKILL.md" : "README.md",
+              );
+              expect(readFileSync(readme, "utf8"), where).toContain(product.name);
+            }
+          } else if (format === "dmg") {
+            // 7-Zip reads the UDIF image (checking its CRC-32s), then the FAT volume inside it.
+            expect(run("7z", ["t", "-tdmg", file]), where).toContain("Everything is Ok");
+            run("7z", ["x", "-tdmg", `-o${into}`, file]);
+            const volume = path.join(into, "0.MS-DOS");
+            run("7z", ["x", `-o${path.join(into, "volume")}`, volume]);
+            const app = path.join(into, "volume", payload?.app_path as string);
+            const info = readFileSync(path.join(app, "Contents", "Info.plist"), "utf8");
+            expect(info, where).toContain(`<key>CFBundleShortVersionString</key><string>${release.version}</string>`);
+            expect(info, where).toContain(`<string>${payload?.bundle_id}</string>`);
+          } else {
+            throw new Error(`${where}: a ${format} file this test does not know how to open`);
+          }
+        }
       }
+      expect([...seen].sort()).toEqual(["dmg", "tar.gz", "vsix", "zip"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

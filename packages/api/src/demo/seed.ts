@@ -28,6 +28,7 @@ import {
   demoProducts,
   demoTags,
 } from "./catalog";
+import { demoReleaseFile } from "./release-files";
 import { zipArchive } from "./zip";
 
 export { loadDemoSecret } from "./secret";
@@ -158,13 +159,13 @@ async function ensureDemoFiles(db: Database, files: DeliveryFiles, productIds: n
       const binaryPath = product.delivery?.strategy === "binary" ? product.delivery.payload.binary_path : undefined;
       const skillRoot = product.delivery?.strategy === "agent-skill" ? product.delivery.payload.root : undefined;
       // A command-line tool's archive is a real one (`shelf install` unpacks it and links the binary it names), and
-      // so is an agent skill's (unpacked, its root folder becomes the skill).
+      // so is an agent skill's (unpacked, its root folder becomes the skill); every other file too (release-files.ts).
       const content =
         format === "tar.gz" && typeof binaryPath === "string"
           ? demoToolArchive(binaryPath, product.name, release.version, bytes)
           : format === "zip" && typeof skillRoot === "string"
             ? demoSkillArchive(skillRoot, product, release.version)
-            : bytes;
+            : demoReleaseFile(product, release.version, format ?? "", bytes);
       const artifact = await storeSignedArtifact(files, filename, [content]);
       const updated = await db
         .update(releases)

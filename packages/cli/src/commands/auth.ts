@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
 import { DEVICE_CODE_GRANT_TYPE, DeviceCodeData, DeviceEntitlementsData, DeviceTokenData } from "@shelf/api/schemas";
-import ora from "ora";
 import type { z } from "zod";
-import type { Context } from "../context";
+import { type Context, signedInElsewhere } from "../context";
 import { deleteKey, saveKey } from "../credentials";
 import { apiError, CliError, ExitCode } from "../errors";
-import { sleep } from "../http";
+import { createApiClient, sleep } from "../http";
 import type { AuthStatusOutput, LoginOutput, LogoutOutput, WhoamiOutput } from "../output";
+import { startSpinner } from "../spinner";
 
 const CLIENT_ID = "shelf-cli";
 
@@ -34,9 +34,7 @@ export async function login(context: Context, options: { browser: boolean }): Pr
   context.say(`Then open ${started.verification_uri} and enter it (or open ${started.verification_uri_complete}).`);
   if (options.browser && context.interactive) openBrowser(context, started.verification_uri_complete);
 
-  const spinner = context.interactive
-    ? ora({ text: "Waiting for approval in the browser", stream: process.stderr }).start()
-    : null;
+  const spinner = context.interactive ? startSpinner("Waiting for approval in the browser") : null;
   if (!spinner) context.say("Waiting for approval in the browser...");
   let interval = started.interval;
   const deadline = Date.now() + started.expires_in * 1000;
@@ -54,6 +52,7 @@ export async function login(context: Context, options: { browser: boolean }): Pr
         const token = DeviceTokenData.safeParse(body);
         if (!token.success)
           throw new CliError("The service's sign-in answer was not understood.", ExitCode.failed, "unexpected_answer");
+        const previous = await context.key();
         const stored = await saveKey(context.env, context.dirs, context.baseUrl, token.data.access_token);
         await context.saveConfig((config) => {
           config.base_url = context.baseUrl;
@@ -67,10 +66,13 @@ export async function login(context: Context, options: { browser: boolean }): Pr
         });
         spinner?.succeed(`Signed in as ${token.data.account.email}.`);
         if (!spinner) context.say(`Signed in as ${token.data.account.email}.`);
+        if (previous && previous.source !== "environment" && previous.key !== token.data.access_token) {
+          await revokeReplaced(context, previous.key);
+        }
         context.print(
           stored.source === "keychain"
-            ? "The key is kept in the OS keychain."
-            : `No OS keychain answered: the key is kept in ${stored.file} (readable only by you).`,
+            ? `The key for ${context.baseUrl} is kept in the OS keychain (keys are kept per service address).`
+            : `No OS keychain answered: the key for ${context.baseUrl} is kept in ${stored.file} (readable only by you; keys are kept per service address).`,
         );
         return {
           base_url: context.baseUrl,
@@ -85,11 +87,41 @@ export async function login(context: Context, options: { browser: boolean }): Pr
         interval = typeof body.interval === "number" ? body.interval : interval + 5;
         continue;
       }
+      if (body.error === "access_denied" && body.reason === "api_key_limit_reached") throw slotsFull(context);
       throw apiError(response.status, body);
     }
   } catch (error) {
     spinner?.fail("Sign-in did not finish.");
     throw error;
+  }
+}
+
+/** The sign-in failed on the page because the account had no key slot left for this machine's key. */
+function slotsFull(context: Context): CliError {
+  return new CliError(
+    "The sign-in failed on the web page: every account-wide key slot of the account is taken, so no key could be made for this machine.",
+    ExitCode.refused,
+    "api_key_limit_reached",
+    `Revoke a key you no longer use at ${context.baseUrl}/settings/api-keys, then run \`shelf login\` again.`,
+  );
+}
+
+/**
+ * Signing in again replaces this machine's key (as `gh auth login` does): the one it held is revoked on the service,
+ * so no forgotten key stays live. Best effort: a key the service no longer knows needs nothing.
+ */
+async function revokeReplaced(context: Context, key: string): Promise<void> {
+  const api = createApiClient({ baseUrl: context.baseUrl, key, say: () => {}, timeoutMs: context.timeoutMs });
+  try {
+    await api.post("/api/cli/device/logout", null, {});
+    context.say("The key this machine held before was revoked.");
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    if (error.exitCode !== ExitCode.signInNeeded) {
+      context.say(
+        `Warning: the key this machine held before could not be revoked (${error.message}); revoke it in developer settings.`,
+      );
+    }
   }
 }
 
@@ -154,17 +186,26 @@ export async function whoami(context: Context): Promise<z.infer<typeof WhoamiOut
   };
 }
 
+/**
+ * Where the key is and whose it is, as the service says: the account of the key in use (SHELF_API_KEY's own, not the
+ * one `shelf login` remembered), or null when the key may not ask (it lacks device.entitlements) or the service could
+ * not be asked.
+ */
 export async function authStatus(context: Context): Promise<z.infer<typeof AuthStatusOutput>> {
   const found = await context.key();
-  const remembered = context.config.services?.[context.baseUrl];
+  const remembered = found?.source === "environment" ? undefined : context.config.services?.[context.baseUrl];
   let valid: boolean | null = null;
+  let email: string | null = remembered?.account_email ?? null;
   if (found) {
     try {
-      await (await context.api()).get("/api/library", null);
+      const data = await (await context.api()).get("/api/device/entitlements", DeviceEntitlementsData);
       valid = true;
+      email = data.user?.email ?? email;
     } catch (error) {
-      if (error instanceof CliError && error.exitCode === ExitCode.signInNeeded) valid = false;
-      else if (error instanceof CliError && error.exitCode === ExitCode.notEntitled) valid = true;
+      if (!(error instanceof CliError)) throw error;
+      if (error.exitCode === ExitCode.signInNeeded) valid = false;
+      // A key without the ability to say whose it is still works: only its account stays unnamed.
+      else if (error.exitCode === ExitCode.notEntitled) valid = true;
     }
   }
   const where =
@@ -176,11 +217,12 @@ export async function authStatus(context: Context): Promise<z.infer<typeof AuthS
           ? `the file ${found.file} (mode 0600; no OS keychain answered)`
           : null;
   context.print(`Service: ${context.baseUrl}`);
-  if (!found) context.print("Not signed in. Run `shelf login`.");
-  else {
-    context.print(
-      `Signed in${remembered?.account_email ? ` as ${remembered.account_email}` : ""}; the key is in ${where}.`,
-    );
+  if (!found) {
+    context.print(`Not signed in at ${context.baseUrl}. Run \`shelf login\`.`);
+    const elsewhere = signedInElsewhere(context.config, context.baseUrl);
+    if (elsewhere) context.print(elsewhere);
+  } else {
+    context.print(`Signed in${email ? ` as ${email}` : ""}; the key is in ${where}.`);
     context.print(
       valid === true
         ? "The service accepts the key."
@@ -195,7 +237,13 @@ export async function authStatus(context: Context): Promise<z.infer<typeof AuthS
     key_source: found?.source ?? null,
     credentials_file: found?.file ?? null,
     key_prefix: found?.source === "environment" ? found.key.slice(0, 14) : (remembered?.key_prefix ?? null),
-    account_email: remembered?.account_email ?? null,
+    account_email: email,
     valid,
   };
+}
+
+/** `auth status` succeeds only when the key works: no key or a refused one is exit 4, an unasked service exit 3. */
+export function authStatusExit(status: z.infer<typeof AuthStatusOutput>): ExitCode {
+  if (!status.signed_in || status.valid === false) return ExitCode.signInNeeded;
+  return status.valid === null ? ExitCode.unreachable : ExitCode.ok;
 }

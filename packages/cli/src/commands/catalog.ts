@@ -4,23 +4,14 @@ import type { Context } from "../context";
 import { readInstalls } from "../installs";
 import type { LibraryOutput, ProductsOutput, ReleasesOutput, UpdatesOutput } from "../output";
 import { resolveProduct } from "../product-match";
+import { table } from "../table";
 
 const ProductsData = z.object({ products: z.array(ProductApiData) });
 const ReleasesData = z.object({ releases: z.array(ProductReleaseData) });
 const UpdateData = z.object({ update: ProductUpdateApiData });
 
-/** Columns padded to their widest cell, for a terminal. */
-export function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
+/** The terminal's width when stdout is one: tables fit it. */
+const terminal = () => ({ columns: process.stdout.isTTY ? process.stdout.columns : undefined });
 
 export async function library(context: Context): Promise<z.infer<typeof LibraryOutput>> {
   const api = await context.api();
@@ -38,17 +29,20 @@ export async function library(context: Context): Promise<z.infer<typeof LibraryO
   if (items.length === 0) context.print("Your library is empty: `shelf products` lists what the service offers.");
   else {
     context.print(
-      table([
-        ["ID", "NAME", "TYPE", "ACCESS", "SETUP", "INSTALLED"],
-        ...items.map((item) => [
-          String(item.id),
-          item.name,
-          item.type,
-          item.access_source,
-          item.setup.total_count ? `${item.setup.completed_count}/${item.setup.total_count}` : "-",
-          item.installed_version ?? "-",
-        ]),
-      ]),
+      table(
+        [
+          ["ID", "NAME", "TYPE", "ACCESS", "SETUP", "INSTALLED"],
+          ...items.map((item) => [
+            String(item.id),
+            item.name,
+            item.type,
+            item.access_source,
+            item.setup.total_count ? `${item.setup.completed_count}/${item.setup.total_count}` : "-",
+            item.installed_version ?? "-",
+          ]),
+        ],
+        { ...terminal(), shrink: 1 },
+      ),
     );
   }
   return { items };
@@ -70,15 +64,18 @@ export async function products(context: Context, options: { q?: string }): Promi
     const price = (cents: number, currency: string) =>
       new Intl.NumberFormat("en", { style: "currency", currency }).format(cents / 100);
     context.print(
-      table([
-        ["ID", "NAME", "PRICE", "YOURS"],
-        ...list.map((product) => [
-          String(product.id),
-          product.name,
-          price(product.unit_price_cents, product.currency),
-          product.entitled ? "yes" : "",
-        ]),
-      ]),
+      table(
+        [
+          ["ID", "NAME", "PRICE", "YOURS"],
+          ...list.map((product) => [
+            String(product.id),
+            product.name,
+            price(product.unit_price_cents, product.currency),
+            product.entitled ? "yes" : "",
+          ]),
+        ],
+        { ...terminal(), shrink: 1 },
+      ),
     );
   }
   return { products: list };
@@ -97,14 +94,17 @@ export async function releases(context: Context, term: string): Promise<z.infer<
   if (list.length === 0) context.print(`${product.name} has no releases yet.`);
   else {
     context.print(
-      table([
-        ["VERSION", "RELEASED", "NOTES"],
-        ...list.map((release) => [
-          release.version,
-          release.released_at.slice(0, 10),
-          (release.notes ?? "").split("\n")[0]?.slice(0, 60) ?? "",
-        ]),
-      ]),
+      table(
+        [
+          ["VERSION", "RELEASED", "NOTES"],
+          ...list.map((release) => [
+            release.version,
+            release.released_at.slice(0, 10),
+            (release.notes ?? "").split("\n")[0] ?? "",
+          ]),
+        ],
+        { ...terminal(), shrink: 2 },
+      ),
     );
   }
   return { product: { id: product.id, name: product.name }, releases: list };
@@ -137,20 +137,23 @@ export async function updates(context: Context): Promise<z.infer<typeof UpdatesO
   if (found.length === 0) context.print("Nothing is installed with shelf yet.");
   else {
     context.print(
-      table([
-        ["ID", "NAME", "INSTALLED", "NEWEST", ""],
-        ...found.map((entry) => [
-          String(entry.id),
-          entry.name,
-          entry.installed_version,
-          entry.current_version,
-          entry.update_available
-            ? entry.download_allowed
-              ? "update available: shelf update"
-              : "newer version outside your update window"
-            : "up to date",
-        ]),
-      ]),
+      table(
+        [
+          ["ID", "NAME", "INSTALLED", "NEWEST", ""],
+          ...found.map((entry) => [
+            String(entry.id),
+            entry.name,
+            entry.installed_version,
+            entry.current_version,
+            entry.update_available
+              ? entry.download_allowed
+                ? "update available: shelf update"
+                : "newer version outside your update window"
+              : "up to date",
+          ]),
+        ],
+        { ...terminal(), shrink: 1 },
+      ),
     );
   }
   return { updates: found };

@@ -13,9 +13,11 @@ import { z } from "zod";
 import type { Context } from "../context";
 import { downloadVerified, type Plan } from "../download";
 import { CliError, ExitCode } from "../errors";
+import { checkInstallDir, keptDownload, lockInstall, pathHint, pruneDownloads } from "../install-guards";
 import { type InstallRecord, readInstalls, recordInstall } from "../installs";
 import type { InstallOutput, SetupOutput, UninstallOutput, UpdateOutput } from "../output";
 import { matchProduct, resolveProduct, slugify } from "../product-match";
+import { olderThan } from "../trust";
 import { checkUpdates } from "./catalog";
 
 const run = promisify(execFile);
@@ -55,11 +57,24 @@ async function unpack(file: string, into: string): Promise<void> {
     if (/\.zip$/i.test(file)) await run("unzip", ["-q", "-o", file, "-d", into]);
     else await run("tar", ["-xf", file, "-C", into]);
   } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: string; path?: string };
+    const tool = /\.zip$/i.test(file) ? "unzip" : "tar";
+    if (failure.code === "ENOENT") {
+      throw new CliError(
+        `The archive could not be unpacked: \`${tool}\` is not installed.`,
+        ExitCode.failed,
+        "unpack_failed",
+        `Install \`${tool}\`, then run the command again.`,
+      );
+    }
+    // The tool's own words say what is wrong with the file (not an archive, cut short, a bad entry).
+    const reason = failure.stderr?.trim().split("\n").slice(0, 3).join(" ") || failure.message.split("\n")[0];
     throw new CliError(
-      `The archive could not be unpacked: ${(error as Error).message.split("\n")[0]}`,
+      `The archive ${path.basename(file)} could not be unpacked: ${tool} says "${reason}".`,
       ExitCode.failed,
       "unpack_failed",
-      "Check that `tar` and `unzip` are installed.",
+      "Report it to the seller with `shelf report problem`: the published file is not a usable archive.",
+      { tool },
     );
   }
 }
@@ -164,14 +179,43 @@ export async function installItem(
   item: Item,
   options: { channel?: string; dir?: string },
 ): Promise<z.infer<typeof InstallOutput>> {
+  const product = { id: item.product.id, name: item.product.name };
+  const downloads = path.join(context.dirs.data, "downloads", String(product.id));
+  const dir = options.dir ? path.resolve(options.dir) : undefined;
+  if (dir) await checkInstallDir(dir);
+  const release = await lockInstall(downloads, product.name);
+  try {
+    return await installLocked(context, item, { ...options, dir }, downloads);
+  } finally {
+    await release();
+  }
+}
+
+/** The install itself, while this process alone installs the product. */
+async function installLocked(
+  context: Context,
+  item: Item,
+  options: { channel?: string; dir?: string },
+  downloads: string,
+): Promise<z.infer<typeof InstallOutput>> {
   const api = await context.api();
   const product = { id: item.product.id, name: item.product.name };
   const askPlan = async (): Promise<Plan> =>
     (await api.get(`/api/products/${product.id}/install`, PlanData, { query: { channel: options.channel } })).data;
+  const dir = options.dir;
   const plan = await askPlan();
-  const downloads = path.join(context.dirs.data, "downloads", String(product.id));
-  const dir = options.dir ? path.resolve(options.dir) : undefined;
-  const downloaded = await downloadVerified(context, downloads, plan, askPlan);
+  const installed = (await readInstalls(context.dirs))[String(product.id)];
+  if (installed && olderThan(plan.version, installed.version)) {
+    context.say(
+      `Note: ${plan.version} is older than the installed ${installed.version}; the ${plan.channel ?? "default"} channel's newest is installed.`,
+    );
+  }
+  const kept = installed?.sha256 === plan.sha256 ? await keptDownload(installed.file, plan.sha256) : null;
+  if (kept)
+    context.say(`${product.name} ${plan.version} is already downloaded here (sha256 verified): no download needed.`);
+  const downloaded = kept
+    ? { file: kept, resumed: false, renewed: 0, plan }
+    : await downloadVerified(context, downloads, plan, askPlan);
   const strategy = item.product.delivery.strategy;
   const { installedTo, links } = await place(context, item, downloaded.file, dir);
 
@@ -197,10 +241,13 @@ export async function installItem(
     installed_at: new Date().toISOString(),
   };
   await recordInstall(context.dirs, product.id, record);
+  await pruneDownloads(downloads, downloaded.file);
 
   const steps = manualSteps(item);
   if (installedTo) context.print(`Installed ${product.name} ${downloaded.plan.version} to ${installedTo}`);
   else context.print(`Downloaded ${product.name} ${downloaded.plan.version} to ${downloaded.file}`);
+  const notOnPath = strategy === "binary" && installedTo ? pathHint(context, path.dirname(installedTo)) : null;
+  if (notOnPath) context.say(notOnPath);
   for (const link of links) context.print(`Linked ${link}`);
   if (strategy !== "binary" && strategy !== "managed-directory" && strategy !== "agent-skill") {
     if (strategy !== "manual")
@@ -230,8 +277,18 @@ export async function installItem(
   };
 }
 
+/**
+ * Installs a product of the library. Without --channel, a product installed before keeps following the channel it
+ * came from (say, dev), rather than falling back to stable's older version unasked.
+ */
 export async function install(context: Context, term: string, options: { channel?: string; dir?: string }) {
-  return installItem(context, await libraryItem(context, term), options);
+  const item = await libraryItem(context, term);
+  const followed = (await readInstalls(context.dirs))[String(item.product.id)]?.channel;
+  if (options.channel === undefined && followed) {
+    context.say(`Following the ${followed} channel ${item.product.name} was installed from (--channel to change it).`);
+    return installItem(context, item, { ...options, channel: followed });
+  }
+  return installItem(context, item, options);
 }
 
 export async function update(context: Context, term: string | undefined): Promise<z.infer<typeof UpdateOutput>> {

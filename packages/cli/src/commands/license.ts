@@ -34,20 +34,36 @@ export async function deviceId(context: Context): Promise<string> {
   return context.config.device_id ?? made;
 }
 
+/**
+ * The product `term` names among those checked on this machine, when the service cannot be asked. One never checked
+ * here is not "no such product" (the service may well have it): the service is unreachable, exit 3.
+ */
+function cachedProduct(context: Context, term: string, cached: Record<string, CachedLicense>) {
+  try {
+    return matchProduct(
+      term,
+      Object.values(cached).map((entry) => ({ id: entry.product_id, name: entry.product_name })),
+    );
+  } catch (error) {
+    if (!(error instanceof CliError) || error.code !== "product_not_found") throw error;
+    throw new CliError(
+      `The service at ${context.baseUrl} cannot be reached, and no product matching "${term}" was checked on this machine before, so there is no certificate to answer from.`,
+      ExitCode.unreachable,
+      "unreachable",
+      "Connect to the internet and run `shelf license check` again; after one online check it works offline.",
+    );
+  }
+}
+
 export async function licenseCheck(context: Context, term: string): Promise<z.infer<typeof LicenseCheckOutput>> {
   const device = await deviceId(context);
   const cached = await readJson<Record<string, CachedLicense>>(licensesFile(context), {});
   const { policy, jwks, online } = await loadTrust(context);
   requireClientVersion(policy, CLIENT_VERSION);
 
-  let product: { id: number; name: string };
-  if (online) product = await resolveProduct(await context.api(), term, "library");
-  else {
-    product = matchProduct(
-      term,
-      Object.values(cached).map((entry) => ({ id: entry.product_id, name: entry.product_name })),
-    );
-  }
+  const product = online
+    ? await resolveProduct(await context.api(), term, "library")
+    : cachedProduct(context, term, cached);
   const known = cached[String(product.id)];
   const revoked = policy?.revoked.some((entry) => entry.product_id === product.id && entry.device_id === device);
   if (revoked) {
@@ -62,12 +78,16 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     );
   }
 
+  /** The answer from the kept certificate; null when it does not verify (the cause stays in `problem`). */
+  let problem: "expired" | "invalid" | null = null;
   const offlineAnswer = async (reason: "offline" | "cached") => {
-    const claims =
-      known && jwks
-        ? await verifyCertificate(known.certificate, jwks, { productId: product.id, deviceId: device })
-        : null;
-    if (!known || !claims) return null;
+    if (!known || !jwks) return null;
+    const checked = await verifyCertificate(known.certificate, jwks, { productId: product.id, deviceId: device });
+    if ("problem" in checked) {
+      problem = checked.problem;
+      return null;
+    }
+    const claims = checked.claims;
     const until = new Date((claims.exp as number) * 1000).toISOString();
     await countLaunch(context, product.id);
     context.print(
@@ -84,18 +104,36 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     };
   };
 
-  if (!online) {
+  const offlineOrRefuse = async () => {
     const answer = await offlineAnswer("offline");
     if (answer) return answer;
+    if (problem === "invalid") {
+      delete cached[String(product.id)];
+      await writeJson(licensesFile(context), cached);
+      throw new CliError(
+        `The license certificate kept for ${product.name} is not signed by the service's keys: it was deleted and not trusted, and the service cannot be reached for a new one.`,
+        ExitCode.verificationFailed,
+        "certificate_invalid",
+        "Connect to the internet and run `shelf license check` again.",
+      );
+    }
+    if (problem === "expired") {
+      throw new CliError(
+        `The license certificate of ${product.name} has expired, and the service cannot be reached to renew it.`,
+        ExitCode.notEntitled,
+        "certificate_expired",
+        "Connect to the internet and run `shelf license check` again.",
+      );
+    }
     throw new CliError(
-      known
-        ? `The license certificate of ${product.name} has expired, and the service cannot be reached to renew it.`
-        : `The service cannot be reached, and ${product.name} was never checked online on this machine.`,
-      ExitCode.notEntitled,
-      "certificate_expired",
+      `The service at ${context.baseUrl} cannot be reached, and this machine keeps no license certificate of ${product.name} to answer from.`,
+      ExitCode.unreachable,
+      "unreachable",
       "Connect to the internet and run `shelf license check` again.",
     );
-  }
+  };
+
+  if (!online) return offlineOrRefuse();
   if (known && Date.parse(known.recheck_after) > Date.now()) {
     const answer = await offlineAnswer("cached");
     if (answer) return answer;
@@ -113,6 +151,8 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
       },
     });
   } catch (error) {
+    // The policy came, then the service stopped answering: the kept certificate still answers.
+    if (error instanceof CliError && error.exitCode === ExitCode.unreachable) return offlineOrRefuse();
     if (error instanceof CliError && error.details?.status === 409) {
       const devices = (error.details.devices ?? []) as { name?: string | null; last_seen_at?: string | null }[];
       const manage = typeof error.details.manage_url === "string" ? error.details.manage_url : null;
@@ -139,10 +179,10 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
       "See `shelf library`, or renew the product.",
     );
   }
-  const claims = jwks
+  const checked = jwks
     ? await verifyCertificate(data.certificate, jwks, { productId: product.id, deviceId: device })
     : null;
-  if (!claims) {
+  if (!checked || "problem" in checked) {
     throw new CliError(
       "The license certificate the service sent does not verify against its JWKS: it was not trusted.",
       ExitCode.verificationFailed,
@@ -154,7 +194,8 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     product_id: product.id,
     product_name: product.name,
     certificate: data.certificate,
-    certificate_expires_at: data.certificate_expires_at ?? new Date((claims.exp as number) * 1000).toISOString(),
+    certificate_expires_at:
+      data.certificate_expires_at ?? new Date((checked.claims.exp as number) * 1000).toISOString(),
     recheck_after: data.recheck_after,
     checked_at: data.checked_at,
   };

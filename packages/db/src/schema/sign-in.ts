@@ -49,6 +49,11 @@ export const deviceSignIns = pgTable(
     status: text().$type<DeviceSignInStatus>().notNull().default("pending"),
     /** The account that approved or denied. */
     accountId: integer().references(() => accounts.id, { onDelete: "cascade" }),
+    /**
+     * Why an approval failed on the page (an error code: `api_key_limit_reached`), which ended the sign-in as denied:
+     * the polling device hears the reason at once instead of waiting out the code. Null when the person decided.
+     */
+    failure: text(),
     /** The key the device received. */
     apiKeyId: integer().references(() => apiKeys.id, { onDelete: "set null" }),
     /** The polling interval the client must keep; each `slow_down` adds 5 seconds (RFC 8628 3.5). */
@@ -65,6 +70,7 @@ export const deviceSignIns = pgTable(
     check("device_sign_ins_status", sql`${t.status} IN ('pending', 'approved', 'denied', 'issued')`),
     check("device_sign_ins_decided", sql`(${t.status} = 'pending') = (${t.accountId} IS NULL)`),
     check("device_sign_ins_interval", sql`${t.intervalSeconds} BETWEEN 1 AND 600`),
+    check("device_sign_ins_failure", sql`${t.failure} IS NULL OR ${t.status} = 'denied'`),
   ],
 );
 

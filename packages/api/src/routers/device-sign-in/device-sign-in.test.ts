@@ -236,15 +236,30 @@ describe("device sign-in (RFC 8628)", () => {
     expect((await request("/api/library", { key: issued.body.access_token })).status).toBe(200);
   });
 
-  it("refuses approval when no slot is free and no key of that client could make room", async () => {
+  it("refuses approval when no slot is free and no key of that client could make room, and tells the device at once", async () => {
     const account = await createAccount(testDb.db);
     const person = await signedInCaller(testDb.db, account.id);
     for (let i = 0; i < 3; i++) await createKey(testDb.db, account.id);
     const started = await start("shelf-desktop");
     await expect(
       person.caller.deviceSignIn.decide({ user_code: started.user_code, decision: "approve" }),
-    ).rejects.toMatchObject({ code: "CONFLICT" });
-    await person.caller.deviceSignIn.decide({ user_code: started.user_code, decision: "deny" });
+    ).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("start the sign-in again") });
+    // The device's next poll ends its wait with the reason, instead of authorization_pending for ten minutes.
+    const polled = await poll(started.device_code, "shelf-desktop");
+    expect(polled.status).toBe(400);
+    expect(polled.body).toMatchObject({
+      error: "access_denied",
+      reason: "api_key_limit_reached",
+      error_description: expect.stringContaining("Every account-wide key slot (3) is taken"),
+    });
+    // The sign-in has ended: nothing is left to decide, and no key was made.
+    await expect(
+      person.caller.deviceSignIn.decide({ user_code: started.user_code, decision: "approve" }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const [{ count }] = (await testDb.db.execute(
+      sql`select count(*)::int as count from api_keys where account_id = ${account.id} and kind = 'device'`,
+    )) as unknown as [{ count: number }];
+    expect(count).toBe(0);
   });
 
   it("stores neither code, only their hashes", async () => {

@@ -108,6 +108,7 @@ type PollRow = {
   id: number;
   client: string;
   status: "pending" | "approved" | "denied" | "issued";
+  failure: string | null;
   account_id: number | null;
   device_name: string | null;
   interval_seconds: number;
@@ -127,7 +128,7 @@ export async function pollDeviceSignIn(db: Database, input: DeviceTokenInput, br
   const outcome = await db.transaction(async (tx): Promise<PollOutcome> => {
     const [row] = await sqlRows<PollRow>(
       tx,
-      sql`select id, client, status, account_id, device_name, interval_seconds, expires_at <= now() as expired,
+      sql`select id, client, status, failure, account_id, device_name, interval_seconds, expires_at <= now() as expired,
           (extract(epoch from now() - last_polled_at) * 1000)::float8 as since_last_poll_ms
         from device_sign_ins where device_code_hash = ${hashSecret(input.device_code)} for update`,
     );
@@ -153,6 +154,10 @@ export async function pollDeviceSignIn(db: Database, input: DeviceTokenInput, br
       };
     }
     if (row.status === "pending") return { ok: false, error: new DomainError("authorization_pending") };
+    if (row.status === "denied" && row.failure) {
+      // RFC 8628's error for a sign-in that will not be approved, with the reason a client can explain.
+      return { ok: false, error: new DomainError("access_denied", SLOTS_FULL, { reason: row.failure }) };
+    }
     if (row.status === "denied") return { ok: false, error: new DomainError("access_denied") };
 
     const accountId = row.account_id as number;
@@ -268,7 +273,7 @@ export async function decideDeviceSignIn(
   input: { user_code: string; decision: "approve" | "deny" },
 ): Promise<{ decision: "approve" | "deny"; client_name: string; device_name: string | null }> {
   const code = requireUserCode(input.user_code);
-  return guessUserCode(limiter, caller.accountId, () =>
+  const decided = await guessUserCode(limiter, caller.accountId, () =>
     db.transaction(async (tx) => {
       const [row] = await tx
         .select({ id: deviceSignIns.id, client: deviceSignIns.client, deviceName: deviceSignIns.deviceName })
@@ -276,35 +281,38 @@ export async function decideDeviceSignIn(
         .where(waitingFor(code))
         .for("update");
       if (!row) return null;
-      if (input.decision === "approve") await ensureRoomForDeviceKey(tx, caller.accountId, row.client);
+      const noRoom = input.decision === "approve" && !(await roomForDeviceKey(tx, caller.accountId, row.client));
       await tx
         .update(deviceSignIns)
         .set({
-          status: input.decision === "approve" ? "approved" : "denied",
+          status: input.decision === "approve" && !noRoom ? "approved" : "denied",
+          failure: noRoom ? "api_key_limit_reached" : null,
           accountId: caller.accountId,
           decidedAt: sql`now()`,
         })
         .where(eq(deviceSignIns.id, row.id));
-      return { decision: input.decision, client_name: clientName(row.client), device_name: row.deviceName };
+      return { noRoom, decision: input.decision, client_name: clientName(row.client), device_name: row.deviceName };
     }),
   );
+  // The sign-in has ended (the device hears why on its next poll); the page says the same to the person.
+  if (decided.noRoom) throw new DomainError("api_key_limit_reached", SLOTS_FULL);
+  const { noRoom: _, ...answer } = decided;
+  return answer;
 }
 
+const SLOTS_FULL = `Every account-wide key slot (${KEY_SLOTS_PER_SCOPE}) is taken, so this sign-in has ended: revoke a key in developer settings, then start the sign-in again on the device.`;
+
 /**
- * Approving promises the device a key: refused up front when the account-wide slots are full and no key of the same
- * client could make room (contract 5.10). The poll that makes the key applies the same rule again, under its lock.
+ * Approving promises the device a key: there is none to promise when the account-wide slots are full and no key of
+ * the same client could make room (contract 5.10). The poll that makes the key applies the same rule again, under its
+ * lock.
  */
-async function ensureRoomForDeviceKey(tx: Executor, accountId: number, client: string): Promise<void> {
+async function roomForDeviceKey(tx: Executor, accountId: number, client: string): Promise<boolean> {
   const [room] = await sqlRows<{ live: number; replaceable: number }>(
     tx,
     sql`select count(*)::int as live, count(*) filter (where kind = 'device' and client = ${client})::int as replaceable
       from api_keys where account_id = ${accountId} and product_id is null and revoked_at is null
         and (expires_at is null or expires_at > now())`,
   );
-  if (room && room.live >= KEY_SLOTS_PER_SCOPE && room.replaceable === 0) {
-    throw new DomainError(
-      "api_key_limit_reached",
-      `Every account-wide key slot (${KEY_SLOTS_PER_SCOPE}) is taken: revoke a key in developer settings, then approve again.`,
-    );
-  }
+  return !(room && room.live >= KEY_SLOTS_PER_SCOPE && room.replaceable === 0);
 }

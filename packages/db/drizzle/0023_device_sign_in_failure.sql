@@ -1,0 +1,2 @@
+ALTER TABLE "device_sign_ins" ADD COLUMN "failure" text;--> statement-breakpoint
+ALTER TABLE "device_sign_ins" ADD CONSTRAINT "device_sign_ins_failure" CHECK ("device_sign_ins"."failure" IS NULL OR "device_sign_ins"."status" = 'denied');
