@@ -71,6 +71,8 @@ async function main() {
         issuer: api.SHELF_AUTH_URL ?? host.baseUrl.replace(/\/+$/, ""),
         resource: `${host.baseUrl.replace(/\/+$/, "")}/api/mcp`,
         brand: api.SHELF_KEY_PREFIX,
+        // Refresh tokens' successors are derived with it: the secret every instance shares, which no database holds.
+        secret: authSecret,
         // Clients may name themselves by the URL of their metadata document (fetched under SSRF rules).
         documents: createMetadataDocuments({ log: host.log, loopbackOrigin: api.SHELF_OAUTH_LOOPBACK_DOCUMENT_ORIGIN }),
       };

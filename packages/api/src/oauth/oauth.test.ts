@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
+import { pruneExpired } from "../housekeeping";
 import { createRateLimiter } from "../rate-limit";
-import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
+import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import { isNativeApp } from "./clients";
 import { PARALLEL_REFRESH_LAG_SECONDS, REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
@@ -23,7 +24,7 @@ let testDb: TestDatabase;
 let oauth: Edge;
 let mcp: Edge;
 let api: Edge;
-const settings: OAuthSettings = { issuer: TEST_BASE_URL, resource: `${TEST_BASE_URL}/api/mcp`, brand: "shelf" };
+const settings: OAuthSettings = TEST_OAUTH_SETTINGS;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -165,6 +166,14 @@ async function exchange(
 
 function sha256(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
+}
+
+/** Moves a spent refresh token's first use back to before its grace. */
+function usedBeforeTheGrace(refreshToken: string) {
+  return testDb.db.execute(
+    sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
+      where token_hash = ${sha256(refreshToken)}`,
+  );
 }
 
 /**
@@ -485,7 +494,7 @@ describe("rate limits as hosted connectors meet them (many people, a few address
 
 describe("a server on a loopback address, given to a host under another loopback name", () => {
   const base = "http://localhost:3999";
-  const loopback: OAuthSettings = { issuer: base, resource: `${base}/api/mcp`, brand: "shelf" };
+  const loopback: OAuthSettings = { ...TEST_OAUTH_SETTINGS, issuer: base, resource: `${base}/api/mcp` };
   const edge = () =>
     createAccountApiEdge({
       db: testDb.db,
@@ -1039,10 +1048,7 @@ describe("where tokens work", () => {
     expect(first.status).toBe(200);
     recordSecret(first.body.access_token);
     recordSecret(first.body.refresh_token);
-    await testDb.db.execute(
-      sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
-        where token_hash = ${sha256(issued.body.refresh_token)}`,
-    );
+    await usedBeforeTheGrace(issued.body.refresh_token);
     const late = await refresh();
     expect(late.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
@@ -1061,5 +1067,127 @@ describe("where tokens work", () => {
     const replay = await refresh(issued.body.refresh_token);
     expect(replay.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(second.body.access_token)).status).toBe(401);
+  });
+});
+
+describe("what a copy of the database, an old token or a slow reuse cannot do", () => {
+  const refresh = (clientId: string, refreshToken: string) =>
+    token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+
+  /** A new grant whose first refresh token has been rotated once: `first` is the pair its rotation gave. */
+  async function rotatedOnce() {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const first = await refresh(grant.clientId, issued.body.refresh_token);
+    expect(first.status).toBe(200);
+    recordSecret(first.body.access_token);
+    recordSecret(first.body.refresh_token);
+    return { grant, issued, first };
+  }
+
+  it("cannot work out the successor of a spent refresh token from its row and the token: the server's secret is in it", async () => {
+    const { grant, issued, first } = await rotatedOnce();
+    const [spent] = await testDb.sql<{ successor_seed: string }[]>`select successor_seed from oauth_tokens
+      where token_hash = ${sha256(issued.body.refresh_token)}`;
+    // The successor as a seed kept in the database and the old token alone would give it.
+    const guess = (kind: string) =>
+      createHmac("sha256", spent?.successor_seed as string)
+        .update(`${kind}:${issued.body.refresh_token}`)
+        .digest("base64url");
+    const guessed = { access: `shelf_at_${guess("access")}`, refresh: `shelf_rt_${guess("refresh")}` };
+    recordSecret(guessed.access);
+    recordSecret(guessed.refresh);
+    expect(guessed.refresh).not.toBe(first.body.refresh_token);
+    expect((await mcpInitialize(guessed.access)).status).toBe(401);
+    expect((await refresh(grant.clientId, guessed.refresh)).body.error).toBe("invalid_grant");
+    // The real successor is untouched by the attempt.
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
+  });
+
+  it("forgets a spent refresh token's seed once its grace is over, and keeps it within", async () => {
+    const { grant, issued, first } = await rotatedOnce();
+    const second = await refresh(grant.clientId, first.body.refresh_token);
+    expect(second.status).toBe(200);
+    recordSecret(second.body.access_token);
+    recordSecret(second.body.refresh_token);
+    await usedBeforeTheGrace(issued.body.refresh_token);
+    await pruneExpired(testDb.db);
+    const seeds = await testDb.sql<{ token_hash: string; seeded: boolean }[]>`select token_hash,
+      successor_seed is not null as seeded from oauth_tokens
+      where token_hash in (${sha256(issued.body.refresh_token)}, ${sha256(first.body.refresh_token)})`;
+    expect(Object.fromEntries(seeds.map((row) => [row.token_hash, row.seeded]))).toEqual({
+      [sha256(issued.body.refresh_token)]: false,
+      [sha256(first.body.refresh_token)]: true,
+    });
+    // Within its grace the host's parallel refresh still gets the pair.
+    expect((await refresh(grant.clientId, first.body.refresh_token)).body.refresh_token).toBe(
+      second.body.refresh_token,
+    );
+  });
+
+  /**
+   * The answer to a reuse of `refreshToken` sent while another connection's transaction holds what `hold` locked: it
+   * commits once the reuse waits (or has ended without waiting), after `meanwhile`.
+   */
+  async function reuseHeldBy(
+    clientId: string,
+    refreshToken: string,
+    hold: (tx: postgres.TransactionSql) => Promise<unknown>,
+    meanwhile: (tx: postgres.TransactionSql) => Promise<unknown> = async () => {},
+  ) {
+    const holder = postgres(testDb.url, { max: 2, onnotice: () => {} });
+    let reuse: ReturnType<typeof refresh> | undefined;
+    try {
+      await holder.begin(async (tx) => {
+        await hold(tx);
+        let ended = false;
+        reuse = refresh(clientId, refreshToken).finally(() => {
+          ended = true;
+        });
+        await lockWaiters(holder, 1, () => ended);
+        await meanwhile(tx);
+      });
+    } finally {
+      await holder.end();
+    }
+    return (await reuse) as Awaited<ReturnType<typeof refresh>>;
+  }
+
+  async function grantRevoked(clientId: string): Promise<boolean> {
+    const [row] = await testDb.sql<{ revoked: boolean }[]>`select revoked_at is not null as revoked
+      from oauth_grants where client_id = ${clientId}`;
+    return row?.revoked ?? false;
+  }
+
+  it("judges the grace by the clock when a reuse waited on the token's row, not by when its transaction began", async () => {
+    const { grant, issued } = await rotatedOnce();
+    const spent = sha256(issued.body.refresh_token);
+    const answer = await reuseHeldBy(
+      grant.clientId,
+      issued.body.refresh_token,
+      (tx) => tx`select id from oauth_tokens where token_hash = ${spent} for update`,
+      // The grace ends while the reuse waits: a millisecond after its transaction began.
+      async (tx) => {
+        await tx`update oauth_tokens set used_at = (select xact_start from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock')
+          - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS}) + interval '1 millisecond'
+          where token_hash = ${spent}`;
+        await tx`select pg_sleep(0.05)`;
+      },
+    );
+    expect(answer.body.error).toBe("invalid_grant");
+    expect(await grantRevoked(grant.clientId)).toBe(true);
+  });
+
+  it("answers a reuse in the grace only once the successor's rotation in progress has ended, and then as reuse", async () => {
+    const { grant, issued, first } = await rotatedOnce();
+    // The host's refresh with the successor, not yet committed.
+    const answer = await reuseHeldBy(
+      grant.clientId,
+      issued.body.refresh_token,
+      (tx) => tx`update oauth_tokens set used_at = now() where token_hash = ${sha256(first.body.refresh_token)}`,
+    );
+    expect(answer.body.error).toBe("invalid_grant");
+    expect(await grantRevoked(grant.clientId)).toBe(true);
   });
 });

@@ -31,7 +31,12 @@ const EXAMPLE_REDIRECT = "http://127.0.0.1:45678/cb";
 async function approvedExample(db: Database, accountId: number) {
   const client = await registerClient(db, { client_name: "Matrix", redirect_uris: [EXAMPLE_REDIRECT] });
   const verifier = randomSecret();
-  const settings = { issuer: "http://example.invalid", resource: "http://example.invalid/api/mcp", brand: "shelf" };
+  const settings = {
+    issuer: "http://example.invalid",
+    resource: "http://example.invalid/api/mcp",
+    brand: "shelf",
+    secret: "example",
+  };
   const outcome = await checkAuthorizationRequest(
     db,
     settings,

@@ -38,7 +38,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     });
   }
   if (!input.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
-  return refreshTokens(db, settings.brand, {
+  return refreshTokens(db, settings, {
     refreshToken: input.refresh_token,
     clientId,
     scope: input.scope,
