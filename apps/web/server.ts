@@ -80,7 +80,10 @@ async function main() {
         ...host.edge,
         disclosure,
         oauth: oauthSettings,
-        routeLimits: { "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE },
+        routeLimits: {
+          "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE,
+          "oauth-token": api.SHELF_OAUTH_TOKEN_REQUESTS_PER_MINUTE,
+        },
       });
       // next-auth (v4) finds its own URL and base path (/auth, since /api is the REST API's) only in this variable.
       process.env.NEXTAUTH_URL = `${host.baseUrl}/auth`;

@@ -168,6 +168,22 @@ function sha256(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
+/** A refresh token grant request by the token's client. */
+function refreshWith(clientId: string, refreshToken: string) {
+  return token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+}
+
+/** A new grant whose first refresh token has been rotated once: `first` is the pair its rotation gave. */
+async function rotatedOnce() {
+  const grant = await approved();
+  const issued = await exchange(grant);
+  const first = await refreshWith(grant.clientId, issued.body.refresh_token);
+  expect(first.status).toBe(200);
+  recordSecret(first.body.access_token);
+  recordSecret(first.body.refresh_token);
+  return { grant, issued, first };
+}
+
 /** Moves a spent refresh token's first use back to before its grace. */
 function usedBeforeTheGrace(refreshToken: string) {
   return testDb.db.execute(
@@ -489,6 +505,101 @@ describe("rate limits as hosted connectors meet them (many people, a few address
       strangers.push((await token(fields, { edge, address })).status);
     }
     expect(strangers).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+
+  it("counts every token request against a per-address ceiling before its body is read, refusals included", async () => {
+    const edge = createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      oauth: settings,
+      routeLimits: { "oauth-token": 3 },
+    });
+    const address = "198.51.100.205";
+    const post = (headers: Record<string, string>, body: string) =>
+      call(edge, "/oauth/token", { method: "POST", headers, body }, address);
+    const statuses = [
+      (await post({ "content-type": "text/plain" }, "grant_type=refresh_token")).status,
+      (await post({ "content-type": "application/x-www-form-urlencoded" }, "x".repeat(2 * 1024 * 1024))).status,
+      (
+        await post(
+          { "content-type": "application/x-www-form-urlencoded" },
+          "grant_type=refresh_token&grant_type=authorization_code",
+        )
+      ).status,
+    ];
+    // The wrong type, too large, a field given twice: each refused before any grant is looked at, each counted.
+    expect(statuses).toEqual([400, 413, 400]);
+    const fourth = await exchange(await approved(), {}, { edge, address });
+    expect(fourth.status).toBe(429);
+    expect(fourth.body.error).toBe("slow_down");
+    // Another address is not the worse for it.
+    expect((await exchange(await approved(), {}, { edge, address: "198.51.100.206" })).status).toBe(200);
+  });
+
+  it("counts spent, expired and revoked codes and refresh tokens against the address, whoever's grant they name", async () => {
+    // Four grants whose code or refresh token can no longer be answered, made without a limit.
+    const spent = await approved();
+    expect((await exchange(spent)).status).toBe(200);
+    const expired = await approved();
+    await testDb.db.execute(
+      sql`update oauth_codes set expires_at = now() - interval '1 second' where code_hash = ${sha256(expired.code)}`,
+    );
+    const disconnected = await approved();
+    const disconnectedTokens = await exchange(disconnected);
+    await call(oauth, "/oauth/revoke", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: disconnectedTokens.body.refresh_token, client_id: disconnected.clientId }),
+    });
+    const { grant: stale, issued: staleTokens } = await rotatedOnce();
+    await usedBeforeTheGrace(staleTokens.body.refresh_token);
+    const asRefresh = (clientId: string, refreshToken: string) => ({
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: clientId,
+      code: "",
+      code_verifier: "",
+    });
+    // One address cycles through them: one budget, its own, used up after five.
+    const edge = limitedEdge();
+    const address = "198.51.100.207";
+    const statuses = [];
+    for (const [grant, change] of [
+      [spent, {}],
+      [expired, {}],
+      [disconnected, asRefresh(disconnected.clientId, disconnectedTokens.body.refresh_token)],
+      [stale, asRefresh(stale.clientId, staleTokens.body.refresh_token)],
+      [spent, {}],
+      [expired, {}],
+    ] as const) {
+      statuses.push((await exchange(grant, change, { edge, address })).status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+
+  it("keeps a connected app's budget from an old code of its grant that someone else presents", async () => {
+    const edge = limitedEdge();
+    const person = "198.51.100.208";
+    const grant = await approved();
+    const issued = await exchange(grant, {}, { edge, address: person });
+    expect(issued.status).toBe(200);
+    // An earlier consent's code, exchanged long ago, read from a log by someone else.
+    const old = await approved(undefined, grant.clientId, { account: grant.account });
+    expect((await exchange(old)).status).toBe(200);
+    const leaked = [];
+    for (let index = 0; index < 5; index += 1) {
+      leaked.push((await exchange(old, {}, { edge, address: "198.51.100.209" })).status);
+    }
+    expect(leaked).toEqual([400, 400, 400, 400, 400]);
+    const refreshed = await exchange(
+      grant,
+      { grant_type: "refresh_token", refresh_token: issued.body.refresh_token, code: "", code_verifier: "" },
+      { edge, address: person },
+    );
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.get("x-ratelimit-remaining")).toBe("3");
   });
 });
 
@@ -1071,20 +1182,6 @@ describe("where tokens work", () => {
 });
 
 describe("what a copy of the database, an old token or a slow reuse cannot do", () => {
-  const refresh = (clientId: string, refreshToken: string) =>
-    token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
-
-  /** A new grant whose first refresh token has been rotated once: `first` is the pair its rotation gave. */
-  async function rotatedOnce() {
-    const grant = await approved();
-    const issued = await exchange(grant);
-    const first = await refresh(grant.clientId, issued.body.refresh_token);
-    expect(first.status).toBe(200);
-    recordSecret(first.body.access_token);
-    recordSecret(first.body.refresh_token);
-    return { grant, issued, first };
-  }
-
   it("cannot work out the successor of a spent refresh token from its row and the token: the server's secret is in it", async () => {
     const { grant, issued, first } = await rotatedOnce();
     const [spent] = await testDb.sql<{ successor_seed: string }[]>`select successor_seed from oauth_tokens
@@ -1099,14 +1196,14 @@ describe("what a copy of the database, an old token or a slow reuse cannot do", 
     recordSecret(guessed.refresh);
     expect(guessed.refresh).not.toBe(first.body.refresh_token);
     expect((await mcpInitialize(guessed.access)).status).toBe(401);
-    expect((await refresh(grant.clientId, guessed.refresh)).body.error).toBe("invalid_grant");
+    expect((await refreshWith(grant.clientId, guessed.refresh)).body.error).toBe("invalid_grant");
     // The real successor is untouched by the attempt.
     expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
   });
 
   it("forgets a spent refresh token's seed once its grace is over, and keeps it within", async () => {
     const { grant, issued, first } = await rotatedOnce();
-    const second = await refresh(grant.clientId, first.body.refresh_token);
+    const second = await refreshWith(grant.clientId, first.body.refresh_token);
     expect(second.status).toBe(200);
     recordSecret(second.body.access_token);
     recordSecret(second.body.refresh_token);
@@ -1120,7 +1217,7 @@ describe("what a copy of the database, an old token or a slow reuse cannot do", 
       [sha256(first.body.refresh_token)]: true,
     });
     // Within its grace the host's parallel refresh still gets the pair.
-    expect((await refresh(grant.clientId, first.body.refresh_token)).body.refresh_token).toBe(
+    expect((await refreshWith(grant.clientId, first.body.refresh_token)).body.refresh_token).toBe(
       second.body.refresh_token,
     );
   });
@@ -1136,12 +1233,12 @@ describe("what a copy of the database, an old token or a slow reuse cannot do", 
     meanwhile: (tx: postgres.TransactionSql) => Promise<unknown> = async () => {},
   ) {
     const holder = postgres(testDb.url, { max: 2, onnotice: () => {} });
-    let reuse: ReturnType<typeof refresh> | undefined;
+    let reuse: ReturnType<typeof refreshWith> | undefined;
     try {
       await holder.begin(async (tx) => {
         await hold(tx);
         let ended = false;
-        reuse = refresh(clientId, refreshToken).finally(() => {
+        reuse = refreshWith(clientId, refreshToken).finally(() => {
           ended = true;
         });
         await lockWaiters(holder, 1, () => ended);
@@ -1150,7 +1247,7 @@ describe("what a copy of the database, an old token or a slow reuse cannot do", 
     } finally {
       await holder.end();
     }
-    return (await reuse) as Awaited<ReturnType<typeof refresh>>;
+    return (await reuse) as Awaited<ReturnType<typeof refreshWith>>;
   }
 
   async function grantRevoked(clientId: string): Promise<boolean> {
