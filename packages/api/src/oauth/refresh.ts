@@ -123,6 +123,7 @@ async function rotate(tx: Executor, deriving: Deriving, row: Presented, input: R
  * successor still in progress is waited for, and its use seen.
  */
 async function answerReuse(tx: Executor, deriving: Deriving, row: Presented, input: RefreshRequest): Promise<Outcome> {
+  // Past the grace the answer is revocation whatever became of the successor: its rows are neither read nor locked.
   const successor =
     row.successor_seed === null || !row.recent ? null : successorPair(deriving, row.successor_seed, input.refreshToken);
   const issued = successor
