@@ -71,6 +71,8 @@ async function main() {
         issuer: api.SHELF_AUTH_URL ?? host.baseUrl.replace(/\/+$/, ""),
         resource: `${host.baseUrl.replace(/\/+$/, "")}/api/mcp`,
         brand: api.SHELF_KEY_PREFIX,
+        // Refresh tokens' successors are derived with it: the secret every instance shares, which no database holds.
+        secret: authSecret,
         // Clients may name themselves by the URL of their metadata document (fetched under SSRF rules).
         documents: createMetadataDocuments({ log: host.log, loopbackOrigin: api.SHELF_OAUTH_LOOPBACK_DOCUMENT_ORIGIN }),
       };
@@ -78,7 +80,10 @@ async function main() {
         ...host.edge,
         disclosure,
         oauth: oauthSettings,
-        routeLimits: { "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE },
+        routeLimits: {
+          "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE,
+          "oauth-token": api.SHELF_OAUTH_TOKEN_REQUESTS_PER_MINUTE,
+        },
       });
       // next-auth (v4) finds its own URL and base path (/auth, since /api is the REST API's) only in this variable.
       process.env.NEXTAUTH_URL = `${host.baseUrl}/auth`;

@@ -19,6 +19,11 @@ const ApiEnv = z
      * person's connection from a few shared addresses, so this is well above what one person needs.
      */
     SHELF_OAUTH_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    /**
+     * OAuth token requests per minute per client address, counted before anything else (each live grant is also
+     * counted by `SHELF_RATE_LIMIT_PER_MINUTE`). Hosted connectors refresh for all their people from a few addresses.
+     */
+    SHELF_OAUTH_TOKEN_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     REDIS_URL: optionalSetting().pipe(z.url({ protocol: /^rediss?$/ }).optional()),
     SHELF_TRUST_PROXY: z.stringbool().default(false),
     /** The Ed25519 signing key set (a JSON file every instance shares); unset: signing-keys.json in the data folder. */

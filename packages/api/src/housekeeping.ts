@@ -1,6 +1,7 @@
 import type { Database, Executor } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import type { Logger } from "./log";
+import { REFRESH_REUSE_GRACE_SECONDS } from "./oauth/refresh";
 import { type Periodic, schedulePeriodic } from "./periodic";
 import { SECURITY_LOG_KEEP_DAYS } from "./security-log";
 import { sqlRows } from "./sql-text";
@@ -21,6 +22,7 @@ export type PrunedCounts = {
  * expired, "forgot password" links expired. Within `keepDays` they stay, so that a replayed code or a reused refresh
  * token is still recognised as one (and revokes what it should). Grants and clients stay: they are what the
  * connected-apps page shows. The security log keeps its rows `securityLogDays` (180 by default), then drops them.
+ * Spent refresh tokens forget their successor's seed once their grace is over: it only answers parallel refreshes.
  */
 export async function pruneExpired(
   db: Executor,
@@ -30,6 +32,13 @@ export async function pruneExpired(
   const logDays = options.securityLogDays ?? SECURITY_LOG_KEEP_DAYS;
   const before = sql`now() - make_interval(days => ${days})`;
   const count = async (query: ReturnType<typeof sql>) => (await sqlRows<{ id: number }>(db, query)).length;
+  // A row a refresh holds right now is skipped, never waited for: the next pass clears it.
+  await db.execute(
+    sql`update oauth_tokens set successor_seed = null where id in (select id from oauth_tokens
+      where successor_seed is not null
+        and used_at <= clock_timestamp() - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS})
+      for update skip locked)`,
+  );
   return {
     oauth_codes: await count(sql`delete from oauth_codes where expires_at < ${before} returning id`),
     oauth_tokens: await count(

@@ -18,6 +18,11 @@ export type OAuthSettings = {
   resource: string;
   /** The brand prefix of tokens (`SHELF_KEY_PREFIX`). */
   brand: string;
+  /**
+   * A secret every instance shares and no database holds (the web app's `SHELF_AUTH_SECRET`): rotated refresh
+   * tokens' successors are derived with a key drawn from it, so a copy of the database cannot work them out.
+   */
+  secret: string;
   /** Client ID metadata documents, when this server accepts them. */
   documents?: MetadataDocuments;
 };

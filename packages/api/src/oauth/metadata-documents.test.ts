@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { selfSignedCertificate, TEST_BASE_URL, tlsServer } from "../testing";
+import { selfSignedCertificate, TEST_OAUTH_SETTINGS, tlsServer } from "../testing";
 import { checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import {
   ClientDocumentError,
@@ -63,12 +63,7 @@ async function resolveError(clientId: string, fetcher = documents()): Promise<st
 describe("client ID metadata documents", () => {
   it("uses a good document for authorization, and keeps it as long as its max-age says", async () => {
     const clientId = documentAt("/clients/good.json", {}, { "cache-control": "max-age=600" });
-    const settings: OAuthSettings = {
-      issuer: TEST_BASE_URL,
-      resource: `${TEST_BASE_URL}/api/mcp`,
-      brand: "shelf",
-      documents: documents(),
-    };
+    const settings: OAuthSettings = { ...TEST_OAUTH_SETTINGS, documents: documents() };
     const query = new URLSearchParams({
       response_type: "code",
       client_id: clientId,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/handler";
+import { pruneExpired } from "../housekeeping";
 import { createRateLimiter } from "../rate-limit";
-import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
+import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import { isNativeApp } from "./clients";
 import { PARALLEL_REFRESH_LAG_SECONDS, REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
@@ -23,7 +24,7 @@ let testDb: TestDatabase;
 let oauth: Edge;
 let mcp: Edge;
 let api: Edge;
-const settings: OAuthSettings = { issuer: TEST_BASE_URL, resource: `${TEST_BASE_URL}/api/mcp`, brand: "shelf" };
+const settings: OAuthSettings = TEST_OAUTH_SETTINGS;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -165,6 +166,30 @@ async function exchange(
 
 function sha256(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
+}
+
+/** A refresh token grant request by the token's client. */
+function refreshWith(clientId: string, refreshToken: string) {
+  return token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+}
+
+/** A new grant whose first refresh token has been rotated once: `first` is the pair its rotation gave. */
+async function rotatedOnce() {
+  const grant = await approved();
+  const issued = await exchange(grant);
+  const first = await refreshWith(grant.clientId, issued.body.refresh_token);
+  expect(first.status).toBe(200);
+  recordSecret(first.body.access_token);
+  recordSecret(first.body.refresh_token);
+  return { grant, issued, first };
+}
+
+/** Moves a spent refresh token's first use back to before its grace. */
+function usedBeforeTheGrace(refreshToken: string) {
+  return testDb.db.execute(
+    sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
+      where token_hash = ${sha256(refreshToken)}`,
+  );
 }
 
 /**
@@ -481,11 +506,106 @@ describe("rate limits as hosted connectors meet them (many people, a few address
     }
     expect(strangers).toEqual([400, 400, 400, 400, 400, 429]);
   });
+
+  it("counts every token request against a per-address ceiling before its body is read, refusals included", async () => {
+    const edge = createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      oauth: settings,
+      routeLimits: { "oauth-token": 3 },
+    });
+    const address = "198.51.100.205";
+    const post = (headers: Record<string, string>, body: string) =>
+      call(edge, "/oauth/token", { method: "POST", headers, body }, address);
+    const statuses = [
+      (await post({ "content-type": "text/plain" }, "grant_type=refresh_token")).status,
+      (await post({ "content-type": "application/x-www-form-urlencoded" }, "x".repeat(2 * 1024 * 1024))).status,
+      (
+        await post(
+          { "content-type": "application/x-www-form-urlencoded" },
+          "grant_type=refresh_token&grant_type=authorization_code",
+        )
+      ).status,
+    ];
+    // The wrong type, too large, a field given twice: each refused before any grant is looked at, each counted.
+    expect(statuses).toEqual([400, 413, 400]);
+    const fourth = await exchange(await approved(), {}, { edge, address });
+    expect(fourth.status).toBe(429);
+    expect(fourth.body.error).toBe("slow_down");
+    // Another address is not the worse for it.
+    expect((await exchange(await approved(), {}, { edge, address: "198.51.100.206" })).status).toBe(200);
+  });
+
+  it("counts spent, expired and revoked codes and refresh tokens against the address, whoever's grant they name", async () => {
+    // Four grants whose code or refresh token can no longer be answered, made without a limit.
+    const spent = await approved();
+    expect((await exchange(spent)).status).toBe(200);
+    const expired = await approved();
+    await testDb.db.execute(
+      sql`update oauth_codes set expires_at = now() - interval '1 second' where code_hash = ${sha256(expired.code)}`,
+    );
+    const disconnected = await approved();
+    const disconnectedTokens = await exchange(disconnected);
+    await call(oauth, "/oauth/revoke", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: disconnectedTokens.body.refresh_token, client_id: disconnected.clientId }),
+    });
+    const { grant: stale, issued: staleTokens } = await rotatedOnce();
+    await usedBeforeTheGrace(staleTokens.body.refresh_token);
+    const asRefresh = (clientId: string, refreshToken: string) => ({
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: clientId,
+      code: "",
+      code_verifier: "",
+    });
+    // One address cycles through them: one budget, its own, used up after five.
+    const edge = limitedEdge();
+    const address = "198.51.100.207";
+    const statuses = [];
+    for (const [grant, change] of [
+      [spent, {}],
+      [expired, {}],
+      [disconnected, asRefresh(disconnected.clientId, disconnectedTokens.body.refresh_token)],
+      [stale, asRefresh(stale.clientId, staleTokens.body.refresh_token)],
+      [spent, {}],
+      [expired, {}],
+    ] as const) {
+      statuses.push((await exchange(grant, change, { edge, address })).status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+
+  it("keeps a connected app's budget from an old code of its grant that someone else presents", async () => {
+    const edge = limitedEdge();
+    const person = "198.51.100.208";
+    const grant = await approved();
+    const issued = await exchange(grant, {}, { edge, address: person });
+    expect(issued.status).toBe(200);
+    // An earlier consent's code, exchanged long ago, read from a log by someone else.
+    const old = await approved(undefined, grant.clientId, { account: grant.account });
+    expect((await exchange(old)).status).toBe(200);
+    const leaked = [];
+    for (let index = 0; index < 5; index += 1) {
+      leaked.push((await exchange(old, {}, { edge, address: "198.51.100.209" })).status);
+    }
+    expect(leaked).toEqual([400, 400, 400, 400, 400]);
+    const refreshed = await exchange(
+      grant,
+      { grant_type: "refresh_token", refresh_token: issued.body.refresh_token, code: "", code_verifier: "" },
+      { edge, address: person },
+    );
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.get("x-ratelimit-remaining")).toBe("3");
+  });
 });
 
 describe("a server on a loopback address, given to a host under another loopback name", () => {
   const base = "http://localhost:3999";
-  const loopback: OAuthSettings = { issuer: base, resource: `${base}/api/mcp`, brand: "shelf" };
+  const loopback: OAuthSettings = { ...TEST_OAUTH_SETTINGS, issuer: base, resource: `${base}/api/mcp` };
   const edge = () =>
     createAccountApiEdge({
       db: testDb.db,
@@ -1039,10 +1159,7 @@ describe("where tokens work", () => {
     expect(first.status).toBe(200);
     recordSecret(first.body.access_token);
     recordSecret(first.body.refresh_token);
-    await testDb.db.execute(
-      sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
-        where token_hash = ${sha256(issued.body.refresh_token)}`,
-    );
+    await usedBeforeTheGrace(issued.body.refresh_token);
     const late = await refresh();
     expect(late.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
@@ -1061,5 +1178,113 @@ describe("where tokens work", () => {
     const replay = await refresh(issued.body.refresh_token);
     expect(replay.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(second.body.access_token)).status).toBe(401);
+  });
+});
+
+describe("what a copy of the database, an old token or a slow reuse cannot do", () => {
+  it("cannot work out the successor of a spent refresh token from its row and the token: the server's secret is in it", async () => {
+    const { grant, issued, first } = await rotatedOnce();
+    const [spent] = await testDb.sql<{ successor_seed: string }[]>`select successor_seed from oauth_tokens
+      where token_hash = ${sha256(issued.body.refresh_token)}`;
+    // The successor as a seed kept in the database and the old token alone would give it.
+    const guess = (kind: string) =>
+      createHmac("sha256", spent?.successor_seed as string)
+        .update(`${kind}:${issued.body.refresh_token}`)
+        .digest("base64url");
+    const guessed = { access: `shelf_at_${guess("access")}`, refresh: `shelf_rt_${guess("refresh")}` };
+    recordSecret(guessed.access);
+    recordSecret(guessed.refresh);
+    expect(guessed.refresh).not.toBe(first.body.refresh_token);
+    expect((await mcpInitialize(guessed.access)).status).toBe(401);
+    expect((await refreshWith(grant.clientId, guessed.refresh)).body.error).toBe("invalid_grant");
+    // The real successor is untouched by the attempt.
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
+  });
+
+  it("forgets a spent refresh token's seed once its grace is over, and keeps it within", async () => {
+    const { grant, issued, first } = await rotatedOnce();
+    const second = await refreshWith(grant.clientId, first.body.refresh_token);
+    expect(second.status).toBe(200);
+    recordSecret(second.body.access_token);
+    recordSecret(second.body.refresh_token);
+    await usedBeforeTheGrace(issued.body.refresh_token);
+    await pruneExpired(testDb.db);
+    const seeds = await testDb.sql<{ token_hash: string; seeded: boolean }[]>`select token_hash,
+      successor_seed is not null as seeded from oauth_tokens
+      where token_hash in (${sha256(issued.body.refresh_token)}, ${sha256(first.body.refresh_token)})`;
+    expect(Object.fromEntries(seeds.map((row) => [row.token_hash, row.seeded]))).toEqual({
+      [sha256(issued.body.refresh_token)]: false,
+      [sha256(first.body.refresh_token)]: true,
+    });
+    // Within its grace the host's parallel refresh still gets the pair.
+    expect((await refreshWith(grant.clientId, first.body.refresh_token)).body.refresh_token).toBe(
+      second.body.refresh_token,
+    );
+  });
+
+  /**
+   * The answer to a reuse of `refreshToken` sent while another connection's transaction holds what `hold` locked: it
+   * commits once the reuse waits (or has ended without waiting), after `meanwhile`.
+   */
+  async function reuseHeldBy(
+    clientId: string,
+    refreshToken: string,
+    hold: (tx: postgres.TransactionSql) => Promise<unknown>,
+    meanwhile: (tx: postgres.TransactionSql) => Promise<unknown> = async () => {},
+  ) {
+    const holder = postgres(testDb.url, { max: 2, onnotice: () => {} });
+    let reuse: ReturnType<typeof refreshWith> | undefined;
+    try {
+      await holder.begin(async (tx) => {
+        await hold(tx);
+        let ended = false;
+        reuse = refreshWith(clientId, refreshToken).finally(() => {
+          ended = true;
+        });
+        await lockWaiters(holder, 1, () => ended);
+        await meanwhile(tx);
+      });
+    } finally {
+      await holder.end();
+    }
+    return (await reuse) as Awaited<ReturnType<typeof refreshWith>>;
+  }
+
+  async function grantRevoked(clientId: string): Promise<boolean> {
+    const [row] = await testDb.sql<{ revoked: boolean }[]>`select revoked_at is not null as revoked
+      from oauth_grants where client_id = ${clientId}`;
+    return row?.revoked ?? false;
+  }
+
+  it("judges the grace by the clock when a reuse waited on the token's row, not by when its transaction began", async () => {
+    const { grant, issued } = await rotatedOnce();
+    const spent = sha256(issued.body.refresh_token);
+    const answer = await reuseHeldBy(
+      grant.clientId,
+      issued.body.refresh_token,
+      (tx) => tx`select id from oauth_tokens where token_hash = ${spent} for update`,
+      // The grace ends while the reuse waits: a millisecond after its transaction began.
+      async (tx) => {
+        await tx`update oauth_tokens set used_at = (select xact_start from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock')
+          - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS}) + interval '1 millisecond'
+          where token_hash = ${spent}`;
+        await tx`select pg_sleep(0.05)`;
+      },
+    );
+    expect(answer.body.error).toBe("invalid_grant");
+    expect(await grantRevoked(grant.clientId)).toBe(true);
+  });
+
+  it("answers a reuse in the grace only once the successor's rotation in progress has ended, and then as reuse", async () => {
+    const { grant, issued, first } = await rotatedOnce();
+    // The host's refresh with the successor, not yet committed.
+    const answer = await reuseHeldBy(
+      grant.clientId,
+      issued.body.refresh_token,
+      (tx) => tx`update oauth_tokens set used_at = now() where token_hash = ${sha256(first.body.refresh_token)}`,
+    );
+    expect(answer.body.error).toBe("invalid_grant");
+    expect(await grantRevoked(grant.clientId)).toBe(true);
   });
 });

@@ -18,7 +18,7 @@ export const CODE_SECONDS = 5 * 60;
 
 const ACCESS_TOKEN = /^[a-z][a-z0-9]{1,11}_at_[A-Za-z0-9_-]{43}$/;
 export const REFRESH_TOKEN = /^[a-z][a-z0-9]{1,11}_rt_[A-Za-z0-9_-]{43}$/;
-const CODE = /^[A-Za-z0-9_-]{43}$/;
+export const CODE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Whether a PKCE verifier (RFC 7636: 43 to 128 unreserved characters) hashes to the S256 challenge. */
 export function verifierMatches(verifier: string, challenge: string): boolean {
@@ -168,32 +168,6 @@ export async function exchangeCode(
   });
   if ("error" in outcome) throw outcome.error;
   return outcome.tokens;
-}
-
-/**
- * The grant a token request's code or refresh token belongs to, if it is one of this client's (whether or not it is
- * still good): what the request is counted against, so that a host refreshing for many people from one address is
- * counted per person.
- */
-export async function grantPresented(
-  db: Database,
-  input: { clientId: string; code?: string; refreshToken?: string },
-): Promise<number | null> {
-  const { clientId, code, refreshToken } = input;
-  const [row] =
-    code !== undefined && CODE.test(code)
-      ? await sqlRows<{ grant_id: number }>(
-          db,
-          sql`select grant_id from oauth_codes where code_hash = ${hashSecret(code)} and client_id = ${clientId}`,
-        )
-      : refreshToken !== undefined && REFRESH_TOKEN.test(refreshToken)
-        ? await sqlRows<{ grant_id: number }>(
-            db,
-            sql`select t.grant_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id
-              where t.token_hash = ${hashSecret(refreshToken)} and t.kind = 'refresh' and g.client_id = ${clientId}`,
-          )
-        : [];
-  return row?.grant_id ?? null;
 }
 
 /**

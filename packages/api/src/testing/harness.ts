@@ -21,6 +21,7 @@ export const TEST_OAUTH_SETTINGS = {
   issuer: TEST_BASE_URL,
   resource: `${TEST_BASE_URL}/api/mcp`,
   brand: "shelf",
+  secret: "oauth-test-secret-".padEnd(64, "0"),
 } as const;
 
 /** The log of in-process edges in tests: the run's log file (scanned for secrets at the end), like the servers'. */

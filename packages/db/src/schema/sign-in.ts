@@ -176,8 +176,9 @@ export const oauthTokens = pgTable(
      */
     usedAt: timestamp({ withTimezone: true }),
     /**
-     * A used refresh token's successor pair is derived from this random value and the refresh token itself (which
-     * only its holder has): a reuse within the grace derives, and answers, the same pair again.
+     * A used refresh token's successor pair is derived from this random value, the refresh token itself (which only
+     * its holder has) and the deployment's secret (which no database has): a reuse within the grace derives, and
+     * answers, the same pair again. Housekeeping clears it once the grace is over.
      */
     successorSeed: text(),
     revokedAt: timestamp({ withTimezone: true }),

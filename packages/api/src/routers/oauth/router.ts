@@ -31,7 +31,12 @@ const EXAMPLE_REDIRECT = "http://127.0.0.1:45678/cb";
 async function approvedExample(db: Database, accountId: number) {
   const client = await registerClient(db, { client_name: "Matrix", redirect_uris: [EXAMPLE_REDIRECT] });
   const verifier = randomSecret();
-  const settings = { issuer: "http://example.invalid", resource: "http://example.invalid/api/mcp", brand: "shelf" };
+  const settings = {
+    issuer: "http://example.invalid",
+    resource: "http://example.invalid/api/mcp",
+    brand: "shelf",
+    secret: "example",
+  };
   const outcome = await checkAuthorizationRequest(
     db,
     settings,
@@ -50,6 +55,13 @@ async function approvedExample(db: Database, accountId: number) {
 
 /** Registrations one address may make a minute, unless the deployment sets its own (`SHELF_OAUTH_REGISTRATIONS_PER_MINUTE`). */
 export const OAUTH_REGISTRATIONS_PER_MINUTE = 120;
+
+/**
+ * Token requests one address may make a minute, unless the deployment sets its own
+ * (`SHELF_OAUTH_TOKEN_REQUESTS_PER_MINUTE`): counted before the body is read, so refusals count too. Well above one
+ * person's needs: hosted connectors refresh for all their people from a few addresses.
+ */
+export const OAUTH_TOKEN_REQUESTS_PER_MINUTE = 600;
 
 /** RFC 6749 5.1: an answer carrying a credential is never stored by caches. */
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
@@ -144,6 +156,7 @@ export const oauthRouter = router({
       oauth: { invalidInput: "invalid_request" },
       exactPath: true,
       formBody: "only",
+      addressLimit: { name: "oauth-token", perMinute: OAUTH_TOKEN_REQUESTS_PER_MINUTE },
       limitedBy: tokenRequestSubject,
       errors: [
         "invalid_request",
@@ -174,8 +187,7 @@ export const oauthRouter = router({
         path: "/oauth/token",
         tags,
         summary: "Exchange a code or refresh a token (RFC 6749)",
-        description:
-          "A URL-encoded form. `authorization_code`: the code once, by the client it was made for, with its `redirect_uri`, its PKCE `code_verifier` and (optionally) `resource`; a code presented again revokes what it issued. `refresh_token`: rotated on each use; presented again within 30 seconds by its client while the host has used neither token its rotation gave (the access token: for more than 5 seconds), the same pair again (parallel refreshes of one host); any other reuse revokes the app. Access tokens last an hour and work only on the account MCP. Refusals carry RFC 6749's `error` and `error_description` (401 `invalid_client` for a client_id never registered). Counted against the rate limit per connected app (the client and the grant its code or refresh token belongs to), not per address: a hosted connector refreshes for all its people from a few addresses; a request naming no grant of a known client counts against its address.",
+        description: `A URL-encoded form. \`authorization_code\`: the code once, by the client it was made for, with its \`redirect_uri\`, its PKCE \`code_verifier\` and (optionally) \`resource\`; a code presented again revokes what it issued. \`refresh_token\`: rotated on each use; presented again within 30 seconds by its client while the host has used neither token its rotation gave (the access token: for more than 5 seconds), the same pair again (parallel refreshes of one host); any other reuse revokes the app. Access tokens last an hour and work only on the account MCP. Refusals carry RFC 6749's \`error\` and \`error_description\` (401 \`invalid_client\` for a client_id never registered). Counted against the rate limit per connected app (the client and the grant its code or refresh token belongs to), not per address: a hosted connector refreshes for all its people from a few addresses; a code that is used or expired, a refresh token that is revoked, expired or spent beyond its grace, or one naming no live grant of a known client counts against its address. Every request, refusals of its body included, also counts against a ceiling per address: ${OAUTH_TOKEN_REQUESTS_PER_MINUTE} a minute by default (\`SHELF_OAUTH_TOKEN_REQUESTS_PER_MINUTE\`).`,
       },
     })
     .input(TokenInput)

@@ -2,9 +2,10 @@ import type { Database } from "@shelf/db";
 import type { OAuthSettings } from "../../oauth/authorize";
 import { assertKnownClient } from "../../oauth/clients";
 import { OAuthError } from "../../oauth/errors";
+import { liveGrantPresented } from "../../oauth/presented-grant";
 import { refreshTokens } from "../../oauth/refresh";
 import { configuredResource } from "../../oauth/resource";
-import { exchangeCode, grantPresented, type IssuedTokens, revokeToken } from "../../oauth/tokens";
+import { exchangeCode, type IssuedTokens, revokeToken } from "../../oauth/tokens";
 import type { RevocationInput, TokenInput } from "./schemas";
 
 const CLIENT_ID_REQUIRED = "client_id is required (public clients identify themselves).";
@@ -38,7 +39,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     });
   }
   if (!input.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
-  return refreshTokens(db, settings.brand, {
+  return refreshTokens(db, settings, {
     refreshToken: input.refresh_token,
     clientId,
     scope: input.scope,
@@ -47,15 +48,16 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
 }
 
 /**
- * Whose budget of the rate limit a token request uses: the connected app's (client and grant) its code or refresh
- * token names, so a hosted connector refreshing for all its people from a few addresses is counted per person; a
- * request that names no grant of a known client, its address's (null).
+ * Whose budget of the rate limit a token request uses: the connected app's (client and grant) its live code or
+ * usable refresh token names, so a hosted connector refreshing for all its people from a few addresses is counted per
+ * person; a request that names no live grant of the client, its address's (null). Every request has already been
+ * counted against its address's ceiling (`OAUTH_TOKEN_REQUESTS_PER_MINUTE`), before its body was read.
  */
 export async function tokenRequestSubject(db: Database, input: Record<string, unknown>): Promise<string | null> {
   const text = (name: string) => (typeof input[name] === "string" ? (input[name] as string) : undefined);
   const clientId = text("client_id");
   if (clientId === undefined) return null;
-  const grant = await grantPresented(db, {
+  const grant = await liveGrantPresented(db, {
     clientId,
     code: text("grant_type") === "authorization_code" ? text("code") : undefined,
     refreshToken: text("grant_type") === "refresh_token" ? text("refresh_token") : undefined,
