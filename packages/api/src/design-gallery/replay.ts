@@ -11,6 +11,7 @@ import {
   type CurrentScreen,
   chooseVariants,
   compareText,
+  gonePages,
   type Plan,
   pageKey,
   planReplay,
@@ -108,9 +109,8 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
       await tx.execute(sql`select pg_advisory_xact_lock(${GALLERY_LOCK})`);
       await assertNewest(tx, runId);
       const kept = await undo(tx, runId);
-      const appSlugs = [...new Set(visits.filter((visit) => visit.capture.outcome === "ok").map((visit) => visit.app))];
-      const current = await readCurrent(tx, appSlugs);
-      const carried = current.screens.flatMap((screen) => screen.variants);
+      const current = await readCurrent(tx, [...new Set(visits.map((visit) => visit.app))]);
+      const carried = touchedScreens(visits, current.screens).flatMap((screen) => screen.variants);
       await readTexts(
         store,
         carried.map((variant) => ({ id: variant.captureId, htmlKey: variant.htmlKey ?? null })),
@@ -145,7 +145,13 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
   }
 }
 
-/** Fonts and colors of each page's and each app's chosen captures, from the run's CSS assets they named. */
+/** The current screens a replay of these visits makes anew: the pages it visited `ok` or found gone. */
+export function touchedScreens(visits: readonly Visit[], screens: readonly CurrentScreen[]): CurrentScreen[] {
+  const pages = new Set([...chooseVariants(visits).keys(), ...gonePages(visits).keys()]);
+  return screens.filter((screen) => pages.has(pageKey(screen.appSlug, screen.page)));
+}
+
+/** Fonts and colors of each page's chosen captures, from the run's CSS assets they named. */
 async function readStyles(db: Database, store: ArtifactStore, runId: number, visits: Visit[]) {
   const assets = await db
     .select()
@@ -185,17 +191,10 @@ async function readStyles(db: Database, store: ArtifactStore, runId: number, vis
   };
 
   const pages = new Map<string, StyleFacts>();
-  const appShas = new Map<string, Set<string>>();
-  for (const [id, { app, chosen }] of chooseVariants(visits)) {
-    const shas = chosen.flatMap((visit) => cssOf(visit.capture));
-    pages.set(id, await analyse(shas));
-    const set = appShas.get(app) ?? new Set();
-    for (const sha of shas) set.add(sha);
-    appShas.set(app, set);
+  for (const [id, { chosen }] of chooseVariants(visits)) {
+    pages.set(id, await analyse(chosen.flatMap((visit) => cssOf(visit.capture))));
   }
-  const apps = new Map<string, StyleFacts>();
-  for (const [app, shas] of appShas) apps.set(app, await analyse(shas));
-  return { pages, apps };
+  return pages;
 }
 
 async function readText(store: ArtifactStore, key: string, url: string): Promise<string> {
@@ -537,6 +536,8 @@ async function write(tx: Executor, runId: number, plan: Plan, kept: Kept, existi
           slug: flow.slug,
           name: flow.name,
           auth: flow.auth,
+          viewport: flow.viewport,
+          lang: flow.lang,
           contentSha256: flow.contentSha256,
         })),
       )

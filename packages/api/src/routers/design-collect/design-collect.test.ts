@@ -239,7 +239,8 @@ describe("the collection lock", () => {
         { found: false, reason: "No such account." },
       ],
       build_versions: ["web 1.4.0", "design 0.1.0"],
-      replay: { added: { apps: 1, screens: 1, flows: 1 }, removed: { apps: 0, screens: 0, flows: 0 } },
+      // One capture that says no `meta.walk`: a screen, no walk.
+      replay: { added: { apps: 1, screens: 1, flows: 0 }, removed: { apps: 0, screens: 0, flows: 0 } },
       submitted_at: expect.any(String),
     });
     // The replay made the run's capture a screen of the gallery, with the capture's image as its variant.
@@ -608,6 +609,7 @@ describe("captures", () => {
       ["null", "meta"],
       [`${"[".repeat(100)}${"]".repeat(100)}`, "meta"],
       ['{"flow_step": "two"}', "meta.flow_step"],
+      ['{"walk": "yes"}', "meta.walk"],
       ['{"app": "mail"}', "meta.app"],
       ['{"patterns": "data-table"}', "meta.patterns"],
     ] as const) {

@@ -305,6 +305,8 @@ export const GalleryFlow = z
     slug: z.string(),
     name: z.string().nullable(),
     signed_in: z.boolean().nullable().meta({ description: "A walk's signed-in state; null for a declared flow." }),
+    viewport: z.enum(collectViewports).nullable().meta({ description: "A walk's viewport; null for a declared flow." }),
+    lang: z.enum(collectLangs).nullable().meta({ description: "A walk's language; null for a declared flow." }),
     run_id: z.number().int(),
     steps: z.array(
       z.object({

@@ -1,5 +1,5 @@
 import type { Database, Executor } from "@shelf/db";
-import type { CaptureImageType, GalleryTermKind } from "@shelf/db/enums";
+import type { CaptureImageType, CollectLang, CollectViewport, GalleryTermKind } from "@shelf/db/enums";
 import { type SQL, sql } from "drizzle-orm";
 import { FacetCache } from "../../design-gallery/facet-cache";
 import { searchQuery } from "../../design-gallery/search";
@@ -698,6 +698,8 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
       slug: string;
       name: string | null;
       auth: boolean | null;
+      viewport: CollectViewport | null;
+      lang: CollectLang | null;
       run_id: number;
       position: number;
       flow_step: number | null;
@@ -705,7 +707,7 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
     }>(
       db,
       sql`
-        select f.id as flow_id, f.kind, f.slug, f.name, f.auth, f.run_id, fs.position, fs.flow_step,
+        select f.id as flow_id, f.kind, f.slug, f.name, f.auth, f.viewport, f.lang, f.run_id, fs.position, fs.flow_step,
           cur.id as screen_id
         from gallery_flows f
         join gallery_flow_steps fs on fs.flow_id = f.id
@@ -734,6 +736,8 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
       slug: row.slug,
       name: row.name,
       signed_in: row.auth,
+      viewport: row.viewport,
+      lang: row.lang,
       run_id: row.run_id,
       steps: [] as { position: number; flow_step: number | null; screen: GalleryScreenCard }[],
     };
