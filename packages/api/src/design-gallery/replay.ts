@@ -1,7 +1,7 @@
 import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReplaySummary } from "@shelf/db/schema";
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Logger } from "../log";
 import { refreshGalleryCounts } from "../routers/design-gallery/service";
 import { type ArtifactStore, MissingObjectError } from "../storage/store";
@@ -94,12 +94,7 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
   }
 
   try {
-    const captures = await db
-      .select()
-      .from(schema.collectCaptures)
-      .where(eq(schema.collectCaptures.runId, runId))
-      .orderBy(asc(schema.collectCaptures.id));
-    const visits = captures.map(readVisit);
+    const visits = await readVisits(db, runId);
     const styles = await readStyles(db, store, runId, visits);
     const texts = new Map<number, string>();
     const chosen = [...chooseVariants(visits).values()].flatMap((page) => page.chosen.map((visit) => visit.capture));
@@ -143,6 +138,16 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
     }
     throw new ReplayError(known?.code ?? "failed", message, runId, { cause: error });
   }
+}
+
+/** The run's captures as visits, in upload order. */
+export async function readVisits(db: Executor, runId: number): Promise<Visit[]> {
+  const captures = await db
+    .select()
+    .from(schema.collectCaptures)
+    .where(eq(schema.collectCaptures.runId, runId))
+    .orderBy(asc(schema.collectCaptures.id));
+  return captures.map(readVisit);
 }
 
 /** The current screens a replay of these visits makes anew: the pages it visited `ok` or found gone. */
@@ -301,8 +306,11 @@ async function undo(tx: Executor, runId: number): Promise<Kept> {
   };
 }
 
-/** The current screens and flows of the apps the run captured. */
-async function readCurrent(tx: Executor, appSlugs: string[]) {
+/**
+ * The current screens and flows of the apps the run captured. With `pages`, only the screens of those pages and of
+ * the current flows' pages (all a preview needs: it reports no fonts or colors of apps).
+ */
+export async function readCurrent(tx: Executor, appSlugs: string[], pages?: string[]) {
   const {
     galleryApps: a,
     galleryScreens: s,
@@ -320,7 +328,16 @@ async function readCurrent(tx: Executor, appSlugs: string[]) {
   if (ids.length === 0) {
     return { screens: [], flows: [], appSlugs: new Set<string>(), appIds };
   }
-  const isCurrentIn = and(inArray(s.appId, ids), eq(s.status, "current"));
+  const flowPages = sql`(
+    select recorded.page from ${fs}
+    join ${f} on ${f.id} = ${fs.flowId}
+    join ${s} as recorded on recorded.id = ${fs.screenId}
+    where ${f.appId} = ${s.appId} and ${f.status} = 'current')`;
+  const isCurrentIn = and(
+    inArray(s.appId, ids),
+    eq(s.status, "current"),
+    pages && or(pages.length > 0 ? inArray(s.page, pages) : undefined, sql`${s.page} in ${flowPages}`),
+  );
 
   const screenRows = await tx
     .select({ id: s.id, appId: s.appId, page: s.page, contentSha256: s.contentSha256 })

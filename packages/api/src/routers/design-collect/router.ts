@@ -93,7 +93,7 @@ export const designCollectRouter = router({
         path: "/api/agent/collect/runs/{run}",
         tags,
         summary: "A collect run's status",
-        description: `Status (\`open\`, \`submitted\`, \`replaying\`, \`replayed\`, \`failed\`), counts of captures and assets, the lease's end, the error of a failed run, and \`replay\`: what the replay added, changed and removed in the gallery. ${FAMILY}`,
+        description: `Status (\`open\`, \`submitted\`, \`replaying\`, \`replayed\`, \`failed\`), counts of captures and assets, the lease's end, the error of a failed run, \`preview\` while the run is open: what submitting it would add, replace and retire in the gallery as it is now (a run changes only what it captured; read it before submitting), and \`replay\`: what the replay added, changed and removed. ${FAMILY}`,
       },
       designExample: {
         target: "family",

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type Database, type Executor, schema } from "@shelf/db";
 import type { CaptureOutcome, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
 import { and, asc, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { previewReplay } from "../../design-gallery/preview";
 import { replayRun } from "../../design-gallery/replay";
 import { DomainError, ValidationError } from "../../errors";
 import { type Logger, safeError } from "../../log";
@@ -65,6 +66,7 @@ function runData({ run, captures, assets }: { run: RunRow; captures: number; ass
     accounts: run.accounts,
     build_versions: run.buildVersions,
     replay: run.replay,
+    preview: null,
     created_at: run.createdAt.toISOString(),
     submitted_at: isoOrNull(run.submittedAt),
     finished_at: isoOrNull(run.finishedAt),
@@ -116,10 +118,12 @@ const visibleTo = (agent: CollectAgent, runId: number) =>
 const notFound = (runId: number) => new DomainError("not_found", `No collect run ${runId}.`);
 
 /** The run as its opener's family sees it; any other token gets 404, exactly as for a run that does not exist. */
+/** A run's status; while it is open, with what submitting it would do to the gallery now. */
 export async function readRun(db: Executor, agent: CollectAgent, runId: number): Promise<CollectRunData> {
   const [row] = await runsWithCounts(db).where(visibleTo(agent, runId));
   if (!row) throw notFound(runId);
-  return runData(row);
+  const run = runData(row);
+  return run.status === "open" ? { ...run, preview: await previewReplay(db, runId) } : run;
 }
 
 /** Why a run takes nothing more: 404 when the agent cannot see it, else 409 naming its status. */
