@@ -157,6 +157,21 @@ describe("design MCP", () => {
     expect(Object.keys((taxonomy.structuredContent as { taxonomy: object }).taxonomy)).toEqual(["patterns"]);
     const manifest = await client.callTool({ name: "get_manifest", arguments: {} });
     expect((manifest.structuredContent as { skill: { archive: { url: string } } }).skill.archive.url).toMatch(/^http/);
+    // `limit` screens a page; the cursor alone carries the query, and is refused with another one.
+    type Found = { items: { id: number }[]; next_cursor: string };
+    const five = (await client.callTool({ name: "search_screens", arguments: { sort: "name", limit: 5 } }))
+      .structuredContent as Found;
+    const more = (await client.callTool({ name: "search_screens", arguments: { cursor: five.next_cursor, limit: 5 } }))
+      .structuredContent as Found;
+    const ten = await rest<{ items: { id: number }[] }>("/api/v1/screens?facets=false&sort=name&limit=10");
+    expect([...five.items, ...more.items].map((item) => item.id)).toEqual(ten.items.map((item) => item.id));
+    expect(ten.items).toHaveLength(10);
+    const other = await client.callTool({
+      name: "search_screens",
+      arguments: { sort: "newest", cursor: five.next_cursor },
+    });
+    expect(other.isError).toBe(true);
+    expect(JSON.stringify(other.content)).toContain("cursor");
     // A name the gallery does not know: a tool error naming the field, not an empty list.
     const unknown = await client.callTool({ name: "search_screens", arguments: { patterns: ["no-such-pattern"] } });
     expect(unknown.isError).toBe(true);

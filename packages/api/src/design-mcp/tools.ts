@@ -2,7 +2,6 @@ import type { DesignRole } from "@shelf/db/enums";
 import type { AnyProcedure } from "@trpc/server";
 import { z } from "zod";
 import { designRouter } from "../design-api";
-import { ValidationError } from "../errors";
 import {
   PageInput,
   ReadDocumentInput,
@@ -10,7 +9,13 @@ import {
   SubmitVersionInput,
   WriteVersionInput,
 } from "../routers/design-docs/schemas";
-import { GalleryScreenCard, IdInput, ScreensInput, TaxonomyInput } from "../routers/design-gallery/schemas";
+import {
+  GALLERY_GRID,
+  GalleryScreenCard,
+  IdInput,
+  ScreensInput,
+  TaxonomyInput,
+} from "../routers/design-gallery/schemas";
 
 /**
  * A tool of the design MCP: one call of a design API procedure (the same one its REST route calls, so its checks
@@ -42,22 +47,7 @@ function outputOf(path: string): z.ZodType {
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
-/** The grid's page size for a search (its default four columns: 24 screens). */
-const SEARCH_COLS = 4;
-
-/** A search cursor: the next page's number, opaque to the agent. */
-const cursorOf = (page: number) => Buffer.from(`screens:${page}`).toString("base64url");
-function pageOf(cursor: unknown): number {
-  if (cursor === undefined) return 1;
-  const match =
-    typeof cursor === "string" ? /^screens:(\d{1,5})$/.exec(Buffer.from(cursor, "base64url").toString()) : null;
-  if (!match) throw new ValidationError({ cursor: ["must be a next_cursor this tool gave"] });
-  return Number(match[1]);
-}
-
-const SearchArguments = ScreensInput.omit({ cols: true, page: true, facets: true }).extend({
-  cursor: z.string().max(100).optional().meta({ description: "`next_cursor` of the page before; none for the first." }),
-});
+const SearchArguments = ScreensInput.omit({ cols: true, page: true, facets: true });
 
 const SearchAnswer = z.object({
   items: z.array(GalleryScreenCard),
@@ -69,7 +59,7 @@ const SearchAnswer = z.object({
 });
 
 const SEARCH_DESCRIPTION =
-  "The gallery's current screens under the filters of GET /api/v1/screens (the same ids in the same order, 24 a page): page type (`kind`), `patterns`, `components`, `elements`, `fonts` and `colors` (every one named must be on the screen), `viewport`, `lang`, `mode`, `platform`, `app`, and `q` (words in Korean or English, each part of a word of the screen's text, titles, app or tags). Images come as URLs. A name the gallery does not know is an error naming the field; `get_taxonomy` lists the names.";
+  "The gallery's current screens under the filters of GET /api/v1/screens (the same ids in the same order), `limit` a page (default 24, at most 100), the next page by `cursor` (the `next_cursor` before: it carries the query, so send it alone or with the same filters): page type (`kind`), `patterns`, `components`, `elements`, `fonts` and `colors` (every one named must be on the screen), `viewport`, `lang`, `mode`, `platform`, `app`, and `q` (words in Korean or English, each part of a word of the screen's text, titles, app or tags). Images come as URLs. A name the gallery does not know is an error naming the field; `get_taxonomy` lists the names.";
 
 export const designTools: DesignTool[] = [
   {
@@ -80,14 +70,11 @@ export const designTools: DesignTool[] = [
     procedure: "gallery.screens",
     input: SearchArguments,
     output: SearchAnswer,
-    toInput: ({ cursor, ...filters }) => ({ ...filters, cols: SEARCH_COLS, page: pageOf(cursor), facets: false }),
+    // Always by cursor: `limit` screens at a time, each next page after the last one shown, under the same query.
+    toInput: (args) => ({ ...args, limit: args.limit ?? GALLERY_GRID.minPageScreens, facets: false }),
     toOutput: (answer) => {
-      const page = answer as { items: unknown[]; total: number; page: number; pages: number };
-      return {
-        items: page.items,
-        total: page.total,
-        next_cursor: page.page < page.pages ? cursorOf(page.page + 1) : null,
-      };
+      const { items, total, next_cursor } = answer as { items: unknown[]; total: number; next_cursor: string | null };
+      return { items, total, next_cursor };
     },
     annotations: READ,
   },
@@ -203,7 +190,7 @@ export const designTools: DesignTool[] = [
     name: "review_version",
     title: "Review a submitted version",
     description:
-      "Records one verdict (`approved`, `changes_requested` or `rejected`, with a `reason`) on a submitted version; an approved one becomes the document's current version unless a newer one is. A token never reviews a version it wrote.",
+      "Records one verdict (`approved`, `changes_requested` or `rejected`, with a `reason`) on a submitted version; an approved one becomes the document's current version unless a newer one is. An agent (every token of one name) never reviews a version it wrote.",
     role: "review",
     procedure: "docs.review",
     input: ReviewInput,

@@ -7,6 +7,7 @@ import { matchingMask } from "../../design-gallery/variant-mask";
 import { readApiEnv } from "../../env";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { isoSql, sqlRows } from "../../sql-text";
+import { afterScreen, readScreensCursor, writeScreensCursor } from "./cursor";
 import { PATTERN_DEFINITIONS } from "./pattern-definitions";
 import {
   type FacetName,
@@ -508,28 +509,41 @@ async function countScreens(
 }
 
 /** One page of current screens under the filters, with the total and (unless asked not to) the facets. */
+/**
+ * One page of current screens under the filters, with the total and (unless asked not to) the facets: by `page` of
+ * whole grid rows, or by `cursor` (cursor.ts) `limit` at a time.
+ */
 export async function listScreens(db: Database, links: GalleryLinks, input: ScreensQuery): Promise<ScreensPage> {
-  const filters = await resolveFilters(db, input);
+  const chain = input.cursor === undefined ? null : readScreensCursor(input.cursor, input);
+  if (chain && input.page !== undefined) {
+    throw new ValidationError({ page: ["is not used with cursor: the cursor says where the next page starts"] });
+  }
+  const query: ScreensQuery = chain ? { ...input, ...chain.query } : input;
+  const filters = await resolveFilters(db, query);
   const cols = input.cols ?? GALLERY_GRID.defaultCols;
-  const pageSize = pageSizeFor(cols);
-  const page = input.page ?? 1;
-  const sort = input.sort ?? "newest";
+  const byCursor = chain !== null || input.limit !== undefined;
+  const pageSize = byCursor ? (input.limit ?? GALLERY_GRID.minPageScreens) : pageSizeFor(cols);
+  const page = chain?.page ?? input.page ?? 1;
+  const sort = query.sort ?? "newest";
   const where = screenConditions(filters);
+  const listed = chain ? sql`${where} and ${afterScreen(sort, chain.after)}` : where;
+  // One screen more than the page: whether another page follows.
+  const window = { limit: pageSize + 1, offset: byCursor ? 0 : (page - 1) * pageSize };
   const [rows, counted] = await Promise.all([
-    sqlRows<CardRow>(
-      db,
-      cardsQuery(where, ORDER[sort], variantMatch(filters), { limit: pageSize, offset: (page - 1) * pageSize }),
-    ),
+    sqlRows<CardRow>(db, cardsQuery(listed, ORDER[sort], variantMatch(filters), window)),
     countScreens(db, filters, input.facets ?? true, where),
   ]);
+  const shown = rows.slice(0, pageSize);
+  const last = shown.at(-1);
   return {
-    items: rows.map((row) => cardOf(row, links)),
+    items: shown.map((row) => cardOf(row, links)),
     page,
     page_size: pageSize,
     cols,
     pages: Math.ceil(counted.total / pageSize),
     total: counted.total,
     sort,
+    next_cursor: rows.length > pageSize && last ? writeScreensCursor(query, last.id, page + 1) : null,
     facets: counted.facets,
   };
 }

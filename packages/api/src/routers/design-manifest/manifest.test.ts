@@ -114,7 +114,7 @@ describe("the agent skill package", () => {
     const root = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../../../../package.json"), "utf8"));
     expect(root.scripts["design:collect"]).toBeDefined();
     const limit = /`SHELF_RATE_LIMIT_PER_MINUTE` requests a minute \((\d+) unless/.exec(said)?.[1];
-    expect(Number(limit)).toBe(readApiEnv({}).SHELF_RATE_LIMIT_PER_MINUTE);
+    expect(Number(limit)).toBe(readApiEnv({ NODE_ENV: "test" }).SHELF_RATE_LIMIT_PER_MINUTE);
     expect(said).toMatch(/`Retry-After`[^.]*resend the very same upload/);
     expect(said).toContain('`"walk": true`');
     expect(schema.$defs.CaptureMeta.properties.walk).toMatchObject({ type: "boolean" });
