@@ -430,9 +430,9 @@ export function planReplay({ visits, current, styles, texts }: PlanInput): Plan 
   const flowPlan = planFlows(visits, current.flows, screens, removedScreens, current.screens);
   for (const app of flowPlan.touched) touched.add(app);
 
-  const appSlugs = [
-    ...new Set([...[...pages.values()].map(({ app }) => app), ...[...gone.values()].map(({ app }) => app)]),
-  ];
+  // The apps it made screens of, and those it found pages gone from (an app it only found gone in is not made).
+  const goneFrom = [...gone.values()].map(({ app }) => app).filter((app) => current.appSlugs.has(app));
+  const appSlugs = [...new Set([...[...pages.values()].map(({ app }) => app), ...goneFrom])];
   const apps = appSlugs.sort(compareText).map((slug) => {
     const first =
       visits.find((visit) => visit.app === slug && visit.capture.outcome === "ok") ??

@@ -466,6 +466,8 @@ describe("replaying a collect run", () => {
     const next = await g.run();
     await g.capture(next, { url: "https://accounts.shelf.test/sign-in", outcome: "failed", meta: { app: "accounts" } });
     await g.capture(next, { url: "https://accounts.shelf.test/account/library", auth: true, outcome: "redirected" });
+    // A page gone from an app the gallery does not have makes no app.
+    await g.capture(next, { url: "https://support.shelf.test/", outcome: "failed", httpStatus: 404 });
     const nothing = { apps: 0, screens: 0, flows: 0 };
     expect(await replayRun(g.db, next, { store })).toEqual({ added: nothing, changed: nothing, removed: nothing });
     expect(await g.dump()).toEqual(before);
