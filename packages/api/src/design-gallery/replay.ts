@@ -328,11 +328,12 @@ export async function readCurrent(tx: Executor, appSlugs: string[], pages?: stri
   if (ids.length === 0) {
     return { screens: [], flows: [], appSlugs: new Set<string>(), appIds };
   }
+  // Written out in full: drizzle would name the outer table's column bare, which the subquery binds to its own flows.
   const flowPages = sql`(
-    select recorded.page from ${fs}
-    join ${f} on ${f.id} = ${fs.flowId}
-    join ${s} as recorded on recorded.id = ${fs.screenId}
-    where ${f.appId} = ${s.appId} and ${f.status} = 'current')`;
+    select recorded.page from gallery_flow_steps steps
+    join gallery_flows flow on flow.id = steps.flow_id
+    join gallery_screens recorded on recorded.id = steps.screen_id
+    where flow.app_id = ${sql.raw('"gallery_screens"."app_id"')} and flow.status = 'current')`;
   const isCurrentIn = and(
     inArray(s.appId, ids),
     eq(s.status, "current"),
