@@ -371,6 +371,7 @@ describe("the command line", () => {
     // A walk per signed-in state, viewport and language it walked.
     expect(flows.map((flow) => `${flow.kind}:${flow.slug}`).sort()).toEqual([
       "declared:sign-in",
+      "declared:sign-up",
       "walk:signed-in-desktop-en",
       "walk:signed-in-mobile-en",
       "walk:signed-out-desktop-en",

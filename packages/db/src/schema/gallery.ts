@@ -146,7 +146,7 @@ export const galleryScreens = pgTable(
 
 /**
  * One capture shown as a screen: the page at one viewport, language, signed-in state and color scheme. A variant the
- * newer run did not capture again (it did not cover that state) is carried into the newer screen: it keeps pointing
+ * newer run did not capture again (nor find gone: HTTP 404 or 410) is carried into the newer screen: it keeps pointing
  * at its own, older capture (`run_id` is the capture's run).
  */
 export const galleryScreenVariants = pgTable(
