@@ -1,6 +1,14 @@
 import type { NextConfig } from "next";
 import createNextIntlPlugin from "next-intl/plugin";
 
+/** Where the pages that were under /settings live now (a 308 keeps the query, `?before=` of the log included). */
+const MOVED_TO_ACCOUNT: Record<string, string> = {
+  "/settings/security": "/account/profile",
+  "/settings/sessions": "/account/sessions",
+  "/settings/security-log": "/account/security-log",
+  "/settings/delete-account": "/account/delete",
+};
+
 const config: NextConfig = {
   transpilePackages: ["@shelf/api", "@shelf/db"],
   serverExternalPackages: [
@@ -16,6 +24,10 @@ const config: NextConfig = {
   // /api answers JSON at exactly the path asked: never a trailing-slash redirect.
   skipTrailingSlashRedirect: true,
   typedRoutes: false,
+  // The account's own pages moved out of developer settings: old links, bookmarks and mails still arrive.
+  async redirects() {
+    return Object.entries(MOVED_TO_ACCOUNT).map(([source, destination]) => ({ source, destination, permanent: true }));
+  },
 };
 
 export default createNextIntlPlugin("./src/i18n/request.ts")(config);

@@ -3,16 +3,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import {
-  accountAbilities,
-  defaultAbilities,
-  loadDeliveryFiles,
-  loadDemoSecret,
-  readApiEnv,
-  seedDemo,
-  verifyPassword,
-} from "@shelf/api";
-import { countDemoRows } from "@shelf/api/demo";
+import { accountAbilities, defaultAbilities, loadDeliveryFiles, readApiEnv, verifyPassword } from "@shelf/api";
+import { countDemoRows, loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { callerFor, createAccount, createKey, createProduct, createRelease } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";

@@ -1,10 +1,10 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { designTokens } from "@shelf/api";
+import { type NpmRun, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
 import { createDb } from "@shelf/db";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
@@ -67,57 +67,31 @@ describe("npm start of the design app alone, with a wrong setting", () => {
   });
 });
 
-type RootStart = {
-  npm: ChildProcess;
-  output: () => string;
-  exited: Promise<unknown[]>;
-  /** Waits for a line of the output to match. */
-  waitFor: (pattern: RegExp, ms?: number) => Promise<RegExpExecArray>;
-  cleanup: () => Promise<void>;
-};
+describe("the design app's production build", () => {
+  it("ships none of the project's own sources: no file access makes it trace the whole project", async () => {
+    expect(await tracedProjectFiles(designDir)).toEqual([]);
+  });
+});
+
+type RootStart = NpmRun & { cleanup: () => Promise<void> };
 
 /** `npm start` at the root, as operators run it: its own process group, a data folder of its own, no DATABASE_URL. */
 async function rootStart(env: Record<string, string> = {}): Promise<RootStart> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-root-start-"));
   const { DATABASE_URL: _, ...inherited } = process.env;
-  const npm = spawn("npm", ["start"], {
-    cwd: root,
-    env: {
-      ...inherited,
-      PORT: "0",
-      DESIGN_PORT: "0",
-      HOST: "127.0.0.1",
-      SHELF_DATA_DIR: dataDir,
-      SHELF_SKIP_BUILD: "true",
-      ...env,
-    },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+  const run = runNpm(["start"], {
+    ...inherited,
+    PORT: "0",
+    DESIGN_PORT: "0",
+    HOST: "127.0.0.1",
+    SHELF_DATA_DIR: dataDir,
+    SHELF_SKIP_BUILD: "true",
+    ...env,
   });
-  let output = "";
-  npm.stdout.on("data", (chunk) => {
-    output += chunk;
-  });
-  npm.stderr.on("data", (chunk) => {
-    output += chunk;
-  });
-  // "close": every process holding its output is gone, and all it wrote has been read.
-  const exited = once(npm, "close");
   return {
-    npm,
-    output: () => output,
-    exited,
-    waitFor: async (pattern, ms = 120_000) => {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const match = pattern.exec(output);
-        if (match) return match;
-        if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`no ${pattern} in:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
+    ...run,
     cleanup: async () => {
-      if (npm.pid && groupAlive(npm.pid)) process.kill(-npm.pid, "SIGKILL");
+      if (groupAlive(run.group)) process.kill(-run.group, "SIGKILL");
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -129,7 +103,7 @@ const within = <T>(promise: Promise<T>, ms: number, what: () => string) =>
 describe("the root npm start", () => {
   it("starts both apps on one embedded database, prints both URLs, and stops both on SIGTERM to npm alone", async () => {
     const start = await rootStart();
-    const group = start.npm.pid as number;
+    const { group } = start;
     try {
       const design = Number((await start.waitFor(/The design host is running at http:\/\/localhost:(\d+)/))[1]);
       const web = Number((await start.waitFor(/Shelf is running at http:\/\/localhost:(\d+)/))[1]);
@@ -191,7 +165,7 @@ describe("the root npm start", () => {
 
   it("stops both apps and the database on Ctrl-C (SIGINT to the whole process group), exiting 0", async () => {
     const start = await rootStart({ SHELF_DEMO: "false" });
-    const group = start.npm.pid as number;
+    const { group } = start;
     try {
       const design = Number((await start.waitFor(/The design host is running at http:\/\/localhost:(\d+)/))[1]);
       const web = Number((await start.waitFor(/Shelf is running at http:\/\/localhost:(\d+)/))[1]);
@@ -212,7 +186,7 @@ describe("the root npm start", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const designPort = (taken.address() as net.AddressInfo).port;
     const start = await rootStart({ SHELF_DEMO: "false", DESIGN_PORT: String(designPort) });
-    const group = start.npm.pid as number;
+    const { group } = start;
     try {
       const web = Number((await start.waitFor(/Shelf is running at http:\/\/localhost:(\d+)/))[1]);
       const databasePort = Number((await start.waitFor(/Database: embedded PostgreSQL on port (\d+)/))[1]);

@@ -1,13 +1,15 @@
 import type { Metadata, Viewport } from "next";
 import { NextIntlClientProvider } from "next-intl";
-import { getLocale, getTranslations } from "next-intl/server";
+import { getLocale, getTimeZone, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import { currentSession, noAccountOnOutage } from "../src/auth/session";
+import { ACCOUNT_AREA } from "../src/components/account-area";
 import { AuthProvider } from "../src/components/auth-provider";
 import { LanguageSwitch } from "../src/components/language-switch";
 import { NavLink } from "../src/components/nav-link";
 import { ResendVerification } from "../src/components/resend-verification";
 import { SignOutButton } from "../src/components/sign-out-button";
+import { TimeZoneSync } from "../src/components/time-zone-sync";
 import { getRuntime } from "../src/runtime";
 import "./globals.css";
 
@@ -26,6 +28,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const t = await getTranslations("layout");
   const session = await currentSession().catch(noAccountOnOutage);
   const footer = await getTranslations("footer");
+  const area = await getTranslations("accountArea");
   const email = await getTranslations("email");
   const { config, disclosure } = getRuntime();
   const web = config.web;
@@ -38,6 +41,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           {t("skip")}
         </a>
         <NextIntlClientProvider>
+          <TimeZoneSync zone={await getTimeZone()} />
           <AuthProvider>
             <header className="site-header">
               <a href={session ? "/account" : "/"} className="brand">
@@ -50,6 +54,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                   </NavLink>
                   <NavLink href="/account/devices">{t("devices")}</NavLink>
                   <NavLink href="/account/billing">{t("billing")}</NavLink>
+                  <NavLink href="/account/profile" also={ACCOUNT_AREA.map((page) => page.href)}>
+                    {area("headerLink")}
+                  </NavLink>
                   <NavLink href="/settings">{t("settings")}</NavLink>
                 </nav>
               )}

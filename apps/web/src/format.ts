@@ -2,21 +2,26 @@ import { typeLabels } from "@shelf/api";
 import { getLocale, getTimeZone, getTranslations } from "next-intl/server";
 
 /**
- * Dates as the page's language writes them, in the pages' time zone (UTC); "—" for none. The words for morning and
- * afternoon come from the messages: Node 20's ICU data writes "PM" in Korean, where Korean readers expect "오후".
+ * Dates as the page's language writes them, in the person's time zone (see `i18n/time-zone.ts`); a time always names
+ * its zone ("GMT+9", "한국 표준시"); "—" for none. The words for morning and afternoon come from the messages: Node
+ * 20's ICU data writes "PM" in Korean, where Korean readers expect "오후".
  */
 export async function dateFormatter() {
   const [locale, timeZone, t] = await Promise.all([getLocale(), getTimeZone(), getTranslations("format")]);
   const dateOnly = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone });
   const withTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone });
+  // Korean names a zone in words (한국 표준시), English by its short name or offset (UTC, EST, GMT+9).
+  const zoneName = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: locale === "ko" ? "long" : "short" });
   return (iso: string | null | undefined, time = false) => {
     if (!iso) return "—";
     const date = new Date(iso);
     if (!time) return dateOnly.format(date);
-    return withTime
+    const written = withTime
       .formatToParts(date)
       .map((part) => (part.type === "dayPeriod" ? t(hourIn(date, timeZone) < 12 ? "am" : "pm") : part.value))
       .join("");
+    const zone = zoneName.formatToParts(date).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+    return `${written} ${zone}`;
   };
 }
 

@@ -67,12 +67,12 @@ async function newContext(locale = "en-US"): Promise<BrowserContext> {
   return browser.newContext({ locale, baseURL: server.url });
 }
 
-/** Signs up through the page and lands on the library. */
+/** Signs up through the page, in whatever language it speaks, and lands on the library. */
 async function signUp(page: Page, email: string): Promise<void> {
   await page.goto("/sign-up");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.locator("main").getByRole("button", { name: "Create account" }).click();
+  await page.locator("main input[name=email]").fill(email);
+  await page.locator("main input[name=password]").fill(PASSWORD);
+  await page.locator("main form button[type=submit]").click();
   await page.waitForURL(/\/account$/);
 }
 
@@ -207,6 +207,31 @@ describe("keys in the browser", () => {
     expect(await page.getByTestId(`slots-${productId}`).textContent()).toContain("2 of 3 free");
     await context.close();
   });
+
+  it("makes one key from three quick presses of Create key, and shows that key", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    await page.goto("/settings/api-keys");
+    await page.getByLabel("Name", { exact: true }).fill("Pressed thrice");
+    // Three clicks in one task: no render can come between them, so the page must drop the second and third itself.
+    await page.evaluate(() => {
+      const button = [...document.querySelectorAll("main button")].find((b) => b.textContent === "Create key");
+      for (let press = 0; press < 3; press++) (button as HTMLButtonElement).click();
+    });
+    const shown = page.getByLabel("The new key");
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    recordSecret(key);
+    await page.getByRole("button", { name: "Create key" }).waitFor();
+    // The key on screen is the one key made.
+    expect(await page.getByLabel("The new key").inputValue()).toBe(key);
+    await page.reload();
+    expect(await page.getByRole("row", { name: /Pressed thrice/ }).count()).toBe(1);
+    expect(await page.getByTestId("slots-account").textContent()).toContain("2 of 3 free");
+    expect((await api("/api/library", key)).status).toBe(200);
+    await context.close();
+  });
 });
 
 describe("device sign-in", () => {
@@ -320,24 +345,43 @@ describe("device sign-in", () => {
 });
 
 describe("sessions", () => {
-  it("signing out ends the person's sessions in every browser", async () => {
+  it("signs out this browser from the header, and every browser from the sessions page", async () => {
     const email = newEmail();
-    const first = await newContext();
+    const [first, second, third] = [await newContext(), await newContext(), await newContext()];
     const firstPage = await first.newPage();
     await signUp(firstPage, email);
-    const second = await newContext();
-    const secondPage = await second.newPage();
-    await signIn(secondPage, email);
-    await secondPage.waitForURL(/\/account$/);
+    const [secondPage, thirdPage] = [await second.newPage(), await third.newPage()];
+    for (const page of [secondPage, thirdPage]) {
+      await signIn(page, email);
+      await page.waitForURL(/\/account$/);
+    }
+    // The cookie as it was before signing out: the session behind it must be ended, not only the cookie dropped.
+    const firstCookies = await first.cookies();
 
     await firstPage.getByRole("button", { name: "Sign out" }).click();
     await firstPage.waitForURL(/\/sign-in\?signedOut=1$/);
-    expect(await firstPage.getByRole("status").first().textContent()).toContain("signed out");
-
+    expect(await firstPage.getByRole("status").first().textContent()).toBe("You are signed out.");
+    const replayed = await newContext();
+    await replayed.addCookies(firstCookies);
+    const replayedPage = await replayed.newPage();
+    await replayedPage.goto("/settings/api-keys");
+    expect(new URL(replayedPage.url()).pathname).toBe("/sign-in");
     await secondPage.goto("/settings/api-keys");
-    expect(new URL(secondPage.url()).pathname).toBe("/sign-in");
-    await first.close();
-    await second.close();
+    expect(new URL(secondPage.url()).pathname).toBe("/settings/api-keys");
+
+    await secondPage.goto("/account/sessions");
+    await secondPage.getByRole("button", { name: "Sign out everywhere" }).click();
+    await secondPage
+      .getByRole("dialog", { name: "Sign out every browser?" })
+      .getByRole("button", { name: "Sign out everywhere" })
+      .click();
+    await secondPage.waitForURL(/\/sign-in\?signedOut=all$/);
+    expect(await secondPage.getByRole("status").first().textContent()).toBe("You are signed out on every browser.");
+    for (const page of [secondPage, thirdPage]) {
+      await page.goto("/settings/api-keys");
+      expect(new URL(page.url()).pathname).toBe("/sign-in");
+    }
+    for (const context of [first, second, third, replayed]) await context.close();
   });
 
   it("refuses a wrong password without saying which part was wrong, then throttles", async () => {
@@ -373,7 +417,7 @@ describe("sessions", () => {
     await signIn(otherPage, email);
     await otherPage.waitForURL(/\/account$/);
 
-    await page.goto("/settings/security");
+    await page.goto("/account/profile");
     await page.getByLabel("Current password").fill(PASSWORD);
     await page.getByLabel("New password").fill("a brand new passphrase");
     await page.getByRole("button", { name: "Change password" }).click();
@@ -414,16 +458,139 @@ describe("sessions", () => {
   });
 });
 
+describe("the account area", () => {
+  it("keeps the person's own pages apart from developer settings, and the old addresses lead there", async () => {
+    const moved = {
+      "/settings/security": "/account/profile",
+      "/settings/sessions": "/account/sessions",
+      "/settings/security-log?before=5": "/account/security-log?before=5",
+      "/settings/delete-account": "/account/delete",
+    };
+    for (const [from, to] of Object.entries(moved)) {
+      const response = await fetch(`${server.url}${from}`, { redirect: "manual" });
+      expect(response.status, from).toBe(308);
+      expect(response.headers.get("location"), from).toBe(to);
+    }
+    for (const [locale, labels] of [
+      [
+        "en-US",
+        {
+          account: "Account",
+          developer: "Developer settings",
+          pages: ["Profile", "Sessions", "Security log", "Delete account"],
+          keys: ["API keys", "Connected apps"],
+        },
+      ],
+      [
+        "ko-KR",
+        {
+          account: "계정",
+          developer: "개발자 설정",
+          pages: ["프로필", "세션", "보안 기록", "계정 삭제"],
+          keys: ["API 키", "연결된 앱"],
+        },
+      ],
+    ] as const) {
+      const context = await newContext(locale);
+      const page = await context.newPage();
+      await signUp(page, newEmail());
+      // An old bookmark lands on the new page.
+      await page.goto("/settings/security");
+      expect(new URL(page.url()).pathname).toBe("/account/profile");
+      const header = page.locator("header nav");
+      for (const pathname of ["/account/profile", "/account/sessions", "/account/security-log", "/account/delete"]) {
+        await page.goto(pathname);
+        expect(await header.locator("[aria-current=page]").textContent(), pathname).toBe(labels.account);
+        expect(await page.locator("main nav.sub-nav a").allTextContents()).toEqual(labels.pages);
+        for (const width of [1440, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          expect(
+            await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+          ).toBeLessThanOrEqual(0);
+        }
+      }
+      await page.goto("/settings/api-keys");
+      expect(await header.locator("[aria-current=page]").textContent()).toBe(labels.developer);
+      expect(await page.locator("main nav.sub-nav a").allTextContents()).toEqual(labels.keys);
+      await page.setViewportSize({ width: 390, height: 900 });
+      await page.goto("/account/profile");
+      await expectNoSeriousViolations(page, `${locale} profile`);
+      await page.screenshot({ path: `${shots}/${locale.slice(0, 2)}-390-account-profile.png`, fullPage: true });
+      await context.close();
+    }
+  });
+});
+
+describe("times", () => {
+  /** The clock a time shows in a zone `offset` minutes from UTC, as the page writes it: 12-hour, no leading zero. */
+  function clock(iso: string, offset: number): { hour: number; minute: string; afternoon: boolean } {
+    const shifted = new Date(new Date(iso).getTime() + offset * 60_000);
+    const hours = shifted.getUTCHours();
+    return {
+      hour: hours % 12 === 0 ? 12 : hours % 12,
+      minute: String(shifted.getUTCMinutes()).padStart(2, "0"),
+      afternoon: hours >= 12,
+    };
+  }
+
+  /** ICU writes a narrow no-break space before AM and PM: compared as plain spaces. */
+  const spaced = (text: string) => text.replace(/\s+/g, " ");
+
+  async function firstLogTime(page: Page) {
+    const time = page.locator("ol.log time").first();
+    return { iso: (await time.getAttribute("datetime")) as string, text: spaced((await time.textContent()) as string) };
+  }
+
+  it("writes times in the person's zone and names it: Korea's for a Korean page, the browser's once known", async () => {
+    // A Korean buyer whose browser is in Korea: the sign-in nine hours ahead of UTC, in Korean words.
+    const korean = await browser.newContext({ locale: "ko-KR", baseURL: server.url, timezoneId: "Asia/Seoul" });
+    const page = await korean.newPage();
+    await signUp(page, newEmail());
+    await page.goto("/account/security-log");
+    const seoul = await firstLogTime(page);
+    const there = clock(seoul.iso, 9 * 60);
+    expect(seoul.text).toContain(`${there.afternoon ? "오후" : "오전"} ${there.hour}:${there.minute} 한국 표준시`);
+    await page.screenshot({ path: `${shots}/ko-security-log-seoul.png`, fullPage: true });
+
+    // A page rendered before any script ran (no zone cookie): Korea's zone for Korean, UTC otherwise, named.
+    await korean.clearCookies({ name: "shelf-tz" });
+    const plain = spaced(
+      await (await korean.request.get("/account/security-log", { headers: { "accept-language": "ko-KR" } })).text(),
+    );
+    expect(plain).toContain(`${there.afternoon ? "오후" : "오전"} ${there.hour}:${there.minute} 한국 표준시`);
+    await korean.close();
+
+    // An English page in a browser in India: UTC on the very first render, then the browser's zone (+5:30).
+    const english = await browser.newContext({ locale: "en-US", baseURL: server.url, timezoneId: "Asia/Kolkata" });
+    const englishPage = await english.newPage();
+    await signUp(englishPage, newEmail());
+    await english.clearCookies({ name: "shelf-tz" });
+    const first = spaced(await (await english.request.get("/account/security-log")).text());
+    const time = /<time datetime="([^"]+)">([^<]+)<\/time>/i.exec(first);
+    const utc = clock(time?.[1] as string, 0);
+    expect(time?.[2]).toContain(`${utc.hour}:${utc.minute} ${utc.afternoon ? "PM" : "AM"} UTC`);
+    await englishPage.goto("/account");
+    await englishPage.waitForFunction(() => document.cookie.includes("shelf-tz="));
+    await englishPage.goto("/account/security-log");
+    const india = await firstLogTime(englishPage);
+    const local = clock(india.iso, 5 * 60 + 30);
+    expect(india.text).toContain(`${local.hour}:${local.minute} ${local.afternoon ? "PM" : "AM"} GMT+5:30`);
+    await english.close();
+  });
+});
+
 describe("OAuth consent and connected apps", () => {
   const REDIRECT = "http://127.0.0.1:45999/callback";
 
-  /** A registered app and an authorization URL with PKCE, as an MCP client would make them. */
-  async function authorization(scope?: string) {
-    const registered = await fetch(`${server.url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Notebook Assistant", redirect_uris: [REDIRECT] }),
-    }).then((response) => response.json());
+  /** A registered app (new unless named) and an authorization URL with PKCE, as an MCP client would make them. */
+  async function authorization(scope?: string, clientId?: string) {
+    const registered = clientId
+      ? { client_id: clientId }
+      : await fetch(`${server.url}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_name: "Notebook Assistant", redirect_uris: [REDIRECT] }),
+        }).then((response) => response.json());
     const verifier = randomBytes(32).toString("base64url");
     const challenge = createHash("sha256").update(verifier).digest("base64url");
     const resource = `http://localhost:${new URL(server.url).port}/api/mcp`;
@@ -454,6 +621,10 @@ describe("OAuth consent and connected apps", () => {
     await page.waitForURL(atApp);
     return new URL(page.url());
   }
+
+  /** The consent page's box of a scope. */
+  const box = (page: Page, scope: string) =>
+    page.getByRole("checkbox", { name: new RegExp(scope.replace(".", "\\.")) });
 
   /** The token request an app makes with the code its redirect URI received. */
   async function redeem(
@@ -526,16 +697,56 @@ describe("OAuth consent and connected apps", () => {
     await signUp(page, newEmail());
     const flow = await authorization("orders.read subscriptions.read products.read");
     await page.goto(flow.path);
-    const box = (scope: string) => page.getByRole("checkbox", { name: new RegExp(scope.replace(".", "\\.")) });
-    expect(await box("mcp.read").isDisabled()).toBe(true);
-    expect(await box("mcp.read").isChecked()).toBe(true);
-    await box("orders.read").uncheck();
-    await box("subscriptions.read").uncheck();
+    expect(await box(page, "mcp.read").isDisabled()).toBe(true);
+    expect(await box(page, "mcp.read").isChecked()).toBe(true);
+    await box(page, "orders.read").uncheck();
+    await box(page, "subscriptions.read").uncheck();
     await page.screenshot({ path: `${shots}/en-oauth-consent-unticked.png`, fullPage: true });
     const callback = await pressAndLand(page, "Allow");
     // resource left out: this server has one.
     const tokens = await redeem(flow, callback);
     expect(tokens.scope).toBe("products.read mcp.read");
+    await context.close();
+  });
+
+  it("shows what a connected app already holds as already allowed on a step-up, not as boxes to untick", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, newEmail());
+    const first = await authorization("products.read");
+    await page.goto(first.path);
+    expect((await redeem(first, await pressAndLand(page, "Allow"))).scope).toBe("products.read mcp.read");
+    // The app met a 403 for orders.read and asks for the challenge's scope: what it holds plus what it needs.
+    const stepUp = await authorization("products.read orders.read mcp.read", first.clientId);
+    await page.goto(stepUp.path);
+    for (const held of ["products.read", "mcp.read"]) {
+      expect(await box(page, held).isDisabled(), held).toBe(true);
+      expect(await box(page, held).isChecked(), held).toBe(true);
+      expect(
+        await page
+          .getByRole("listitem")
+          .filter({ has: box(page, held) })
+          .textContent(),
+        held,
+      ).toContain("already allowed");
+    }
+    expect(await box(page, "orders.read").isDisabled()).toBe(false);
+    expect(
+      await page
+        .getByRole("listitem")
+        .filter({ has: box(page, "orders.read") })
+        .textContent(),
+    ).not.toContain("already allowed");
+    expect(await page.getByText("To take an ability away, disconnect the app").isVisible()).toBe(true);
+    await expectNoSeriousViolations(page, "en consent step-up");
+    await page.screenshot({ path: `${shots}/en-oauth-consent-step-up.png`, fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${shots}/en-oauth-consent-step-up-390.png`, fullPage: true });
+    await page.getByRole("button", { name: "한국어" }).click();
+    await page.getByText("이미 허용됨").first().waitFor();
+    await page.screenshot({ path: `${shots}/ko-oauth-consent-step-up-390.png`, fullPage: true });
+    const tokens = await redeem(stepUp, await pressAndLand(page, "허용"));
+    expect(tokens.scope).toBe("products.read orders.read mcp.read");
     await context.close();
   });
 
@@ -628,16 +839,17 @@ describe("several instances", () => {
       expect(new URL(page.url()).pathname).toBe("/account");
       expect(await page.getByText(email).first().isVisible()).toBe(true);
 
-      const other = await newContext();
-      const otherPage = await other.newPage();
-      await signIn(otherPage, email);
-      await otherPage.waitForURL(/\/account$/);
+      // Signed out on the second instance, the same cookie is refused by the first.
+      const cookies = await context.cookies();
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.waitForURL(/signedOut=1$/);
-      await otherPage.goto(`${server.url}/account`);
-      expect(new URL(otherPage.url()).pathname).toBe("/sign-in");
+      const replayed = await newContext();
+      await replayed.addCookies(cookies);
+      const replayedPage = await replayed.newPage();
+      await replayedPage.goto(`${server.url}/account`);
+      expect(new URL(replayedPage.url()).pathname).toBe("/sign-in");
       await context.close();
-      await other.close();
+      await replayed.close();
     } finally {
       await second.stop();
     }
@@ -730,7 +942,7 @@ describe("page quality", () => {
         "/account/devices",
         "/settings/api-keys",
         "/settings/connected-apps",
-        "/settings/security",
+        "/account/profile",
         "/device",
       ];
       for (const path of pages) {

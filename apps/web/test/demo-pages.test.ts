@@ -204,7 +204,7 @@ describe("phones", () => {
         "/settings",
         "/settings/api-keys",
         "/settings/connected-apps",
-        "/settings/security",
+        "/account/profile",
         "/device",
         consentPath,
       ];
@@ -220,6 +220,56 @@ describe("phones", () => {
       await context.close();
     }
   }, 240_000);
+
+  it("stacks the rows of keys, devices and apps at 390 px, each action on screen and no word broken letter by letter", async () => {
+    for (const locale of ["en-US", "ko-KR"]) {
+      const lang = locale.slice(0, 2);
+      for (const width of [1440, 390]) {
+        const context = await signedIn(locale, { width, height: 900 });
+        const page = await context.newPage();
+        for (const pathname of ["/settings/api-keys", "/account/devices", "/settings/connected-apps"]) {
+          await page.goto(pathname);
+          await page.waitForLoadState("networkidle");
+          const label = `${lang} ${width} ${pathname}`;
+          const layout = await page.evaluate(() => {
+            const table = document.querySelector("main table") as HTMLTableElement;
+            const wrap = table.closest(".table-wrap") as HTMLElement;
+            const actions = [...table.querySelectorAll("tbody .row-actions button")].map((button) => {
+              const box = button.getBoundingClientRect();
+              return { left: box.left, right: box.right };
+            });
+            const cells = [...table.querySelectorAll("tbody td[data-label]")].map(
+              (cell) => cell.getBoundingClientRect().width,
+            );
+            return {
+              scrolls: wrap.scrollWidth - wrap.clientWidth,
+              actions,
+              narrowest: Math.min(...cells),
+              headers: getComputedStyle(table.querySelector("thead") as Element).position,
+            };
+          });
+          expect(layout.scrolls, `${label}: the table scrolls sideways`).toBeLessThanOrEqual(0);
+          expect(layout.actions.length, label).toBeGreaterThan(0);
+          for (const box of layout.actions) {
+            expect(box.left, label).toBeGreaterThanOrEqual(0);
+            expect(box.right, label).toBeLessThanOrEqual(width);
+          }
+          if (width === 390) {
+            // Every cell a line of the row's card, as wide as the card: long names wrap by words, not letters.
+            expect(layout.narrowest, label).toBeGreaterThan(300);
+            expect(layout.headers, label).toBe("absolute");
+            await page.screenshot({
+              path: `${shots}/${lang}-390-stacked${pathname.replaceAll("/", "-")}.png`,
+              fullPage: true,
+            });
+          } else {
+            expect(layout.headers, label).not.toBe("absolute");
+          }
+        }
+        await context.close();
+      }
+    }
+  }, 240_000);
 });
 
 describe("text", () => {
@@ -229,6 +279,21 @@ describe("text", () => {
     await page.goto("/account");
     expect(await page.getByText(LONG_ACCOUNT_NAME, { exact: false }).isVisible()).toBe(true);
     expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await context.close();
+  });
+
+  it("names platforms, install targets and card brands as people write them, never by their identifiers", async () => {
+    const context = await signedIn("ko-KR");
+    const page = await context.newPage();
+    const seen: string[] = [];
+    for (const pathname of [...productIds.map((id) => `/account/products/${id}`), "/account/billing"]) {
+      await page.goto(pathname);
+      const text = (await page.locator("main").textContent()) ?? "";
+      expect(text, pathname).not.toMatch(/\b(macos|windows|linux|codex|claude-code|vscode|visa)\b/);
+      seen.push(text);
+    }
+    const all = seen.join(" ");
+    for (const name of ["macOS", "Codex", "Visa"]) expect(all).toContain(name);
     await context.close();
   });
 
@@ -335,6 +400,43 @@ describe("sessions", () => {
       ];
       expect(count, pathname).toBe(1);
     }
+    await context.close();
+  });
+});
+
+describe("a blocked device", () => {
+  it("is shown blocked on the devices page, not released, and the person who blocked it unblocks it there", async () => {
+    const activated = await api("/api/device/bulk-activate", demoKey, { method: "POST", body: {} });
+    const productKey = activated.body.keys[0] as { key: string; product_id: number; product_name: string };
+    recordSecret(productKey.key);
+    const check = () =>
+      api("/api/license/check", productKey.key, {
+        method: "POST",
+        body: { product_id: productKey.product_id, device_id: "LOST-PHONE-1", device_name: "Lost phone" },
+      });
+    expect((await check()).body).toMatchObject({ licensed: true, code: "valid" });
+
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto(`/account/products/${productKey.product_id}`);
+    await page.getByRole("row").filter({ hasText: "Lost phone" }).getByRole("button", { name: "Block" }).click();
+    await page.getByRole("dialog", { name: "Block Lost phone?" }).getByRole("button", { name: "Block" }).click();
+    await page.getByRole("row").filter({ hasText: "Lost phone" }).waitFor({ state: "detached" });
+    expect((await check()).body).toMatchObject({ licensed: false, code: "device_revoked" });
+
+    await page.goto("/account/devices");
+    const row = page.getByRole("row").filter({ hasText: "Lost phone" });
+    expect(await row.textContent()).toContain(`Blocked from ${productKey.product_name} by you`);
+    await page.screenshot({ path: `${shots}/en-devices-blocked.png`, fullPage: true });
+    await row.getByRole("button", { name: "Unblock" }).click();
+    await page
+      .getByRole("dialog", { name: `Unblock Lost phone on ${productKey.product_name}?` })
+      .getByRole("button", { name: "Unblock" })
+      .click();
+    await page.waitForFunction(() => !document.querySelector("main")?.textContent?.includes("by you"));
+    expect((await check()).body).toMatchObject({ licensed: true, code: "valid" });
+    await page.goto("/account/security-log");
+    expect(await page.locator("ol.log > li strong").first().textContent()).toBe("Device unblocked");
     await context.close();
   });
 });

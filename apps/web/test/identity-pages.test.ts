@@ -45,7 +45,11 @@ const sample = (lang: string) => ({
   website: "https://shelf.test",
   ftc_biz_info_url: "https://www.ftc.go.kr/bizCommPop.do?wrkr_no=1234567890",
 });
-const DISCLOSURE = { ko: { ...sample("ko"), company_name: "셸프 테스트 회사" }, en: sample("en") };
+// The English number as the registration's English form writes it ("No. ..."), after the footer's own label.
+const DISCLOSURE = {
+  ko: { ...sample("ko"), company_name: "셸프 테스트 회사" },
+  en: { ...sample("en"), mail_order_registration_number: "No. 2026-Seoul Gangnam-01234" },
+};
 const NEW_PASSWORD = "a whole new passphrase";
 
 beforeAll(async () => {
@@ -225,13 +229,12 @@ describe("forgot password in the browser, through real SMTP", () => {
     await signIn(firstPage, email, NEW_PASSWORD);
     await firstPage.waitForURL(/\/account$/);
 
-    // The same link again: refused, with a way to ask for a new one.
+    // The same link again: said dead at once, before any password is typed, with a way to ask for a new one.
     const again = await newContext();
     const againPage = await again.newPage();
     await againPage.goto(link);
-    await againPage.getByLabel("New password").fill("one more new password");
-    await againPage.getByRole("button", { name: "Set password" }).click();
     await againPage.locator("main").getByRole("alert").waitFor();
+    expect(await againPage.getByLabel("New password").count()).toBe(0);
     expect(await againPage.locator("main").getByRole("alert").textContent()).toContain("This link does not work");
     expect(await againPage.getByRole("link", { name: "Ask for a new link" }).getAttribute("href")).toBe(
       "/forgot-password",
@@ -240,7 +243,7 @@ describe("forgot password in the browser, through real SMTP", () => {
     expect(live[0]?.n).toBe(0);
 
     // The security log tells the story, newest first.
-    await firstPage.goto("/settings/security-log");
+    await firstPage.goto("/account/security-log");
     const entries = firstPage.locator("ol.log > li strong");
     expect(await entries.allTextContents()).toEqual([
       "Signed in",
@@ -256,7 +259,7 @@ describe("forgot password in the browser, through real SMTP", () => {
     const stranger = await newContext();
     const strangerPage = await stranger.newPage();
     await signUp(strangerPage, newEmail());
-    await strangerPage.goto("/settings/security-log");
+    await strangerPage.goto("/account/security-log");
     expect(await strangerPage.locator("ol.log > li strong").allTextContents()).toEqual(["Signed in"]);
     for (const context of [first, second, third, again, stranger]) await context.close();
   });
@@ -288,7 +291,7 @@ describe("forgot password in the browser, through real SMTP", () => {
       const labels =
         lang === "ko" ? { email: "이메일", password: "비밀번호" } : { email: "Email", password: "Password" };
       await signUp(page, email, labels);
-      await page.goto("/settings/security-log");
+      await page.goto("/account/security-log");
       expect(await page.getAttribute("html", "lang")).toBe(lang);
       await checkPage(page, `${lang} phone security log`, `${lang}-phone-settings-security-log`);
       const signedIn = await newContext(locale, true);
@@ -310,7 +313,7 @@ describe("forgot password in the browser, through real SMTP", () => {
       await checkPage(anonymous, `${lang} phone reset-password without link`, `${lang}-phone-reset-password-invalid`);
       if (lang === "ko") {
         await page.setViewportSize({ width: 1280, height: 900 });
-        await page.goto("/settings/security-log");
+        await page.goto("/account/security-log");
         expect(await page.locator("ol.log > li strong").first().textContent()).toBe("로그인");
         await checkPage(page, "ko security log", "ko-settings-security-log");
         await anonymous.goto("/forgot-password");
@@ -339,6 +342,7 @@ describe("the footer and the terms", () => {
         for (const value of Object.values(published[lang])) {
           if (!value.startsWith("https://www.ftc")) expect(text).toContain(value);
         }
+        expect(text, "a label and its value say 'No.' once").not.toMatch(/\bno\.\s*no\./i);
         const other = lang === "ko" ? "en" : "ko";
         expect(text).not.toContain(published[other].company_name);
         expect(
@@ -405,13 +409,13 @@ describe("signed-in browsers", () => {
     await otherPage.locator("main form button[type=submit]").click();
     await otherPage.waitForURL(/\/account$/);
 
-    await page.goto("/settings/sessions");
+    await page.goto("/account/sessions");
     const entries = page.locator("ol.log > li");
     expect(await entries.count()).toBe(2);
     expect(await entries.first().textContent()).toContain("This browser");
     expect(await entries.nth(1).textContent()).toContain("from 127.0.0.1");
     await checkPage(page, "en sessions", "en-settings-sessions");
-    await otherPage.goto("/settings/sessions");
+    await otherPage.goto("/account/sessions");
     await checkPage(otherPage, "ko phone sessions", "ko-phone-settings-sessions");
     expect(await otherPage.locator("ol.log > li").first().textContent()).toContain("이 브라우저");
 
@@ -429,11 +433,11 @@ describe("signed-in browsers", () => {
 });
 
 describe("the person's name", () => {
-  it("is changed on the security page, shown at once, and cleared when left empty", async () => {
+  it("is changed on the profile page, shown at once, and cleared when left empty", async () => {
     const context = await newContext("en-US", true);
     const page = await context.newPage();
     await signUp(page, newEmail());
-    await page.goto("/settings/security");
+    await page.goto("/account/profile");
     await page.getByLabel("Name", { exact: true }).fill("Grace Hopper");
     await page.getByRole("button", { name: "Save name" }).click();
     await page.locator("main").getByRole("status").waitFor();
@@ -444,6 +448,15 @@ describe("the person's name", () => {
     await page.getByLabel("Name", { exact: true }).fill("");
     await page.getByRole("button", { name: "Save name" }).click();
     await page.getByText("Name removed.").waitFor();
+    // Past the browser's own limit, the server's refusal speaks of the name, not of an API key.
+    const name = page.getByLabel("Name", { exact: true });
+    await name.evaluate((input) => input.removeAttribute("maxlength"));
+    await name.fill("x".repeat(201));
+    await page.getByRole("button", { name: "Save name" }).click();
+    await page.locator("main").getByRole("alert").waitFor();
+    const said = (await page.locator("main form", { has: name }).textContent()) ?? "";
+    expect(said).toContain("Use up to 200 characters for your name");
+    expect(said).not.toMatch(/\bkey\b/);
     await context.close();
   });
 });
@@ -558,7 +571,7 @@ describe("email verification at sign-up, through real SMTP", () => {
       const banner = page.locator(".verify-banner");
       expect(await banner.textContent()).toContain(email);
       await checkPage(page, `${lang} unverified account`, `${lang}${phone ? "-phone" : ""}-account-unverified`);
-      await page.goto("/settings/security");
+      await page.goto("/account/profile");
       expect(await page.locator("main").textContent()).toContain(words.unverified);
       await checkPage(
         page,
@@ -593,10 +606,10 @@ describe("email verification at sign-up, through real SMTP", () => {
       await other.getByRole("button", { name: words.confirm, exact: true }).click();
       await other.locator("main").getByRole("alert").waitFor();
 
-      await page.goto("/settings/security");
+      await page.goto("/account/profile");
       expect(await page.locator(".verify-banner").count()).toBe(0);
       expect(await page.locator("main .badge").first().textContent()).toBe(words.verified);
-      await page.goto("/settings/security-log");
+      await page.goto("/account/security-log");
       expect(await page.locator("ol.log > li strong").first().textContent()).toBe(words.logged);
       expect(await logKinds(email)).toEqual(["sign_in", "email_verified"]);
       await context.close();
@@ -625,7 +638,7 @@ describe("change of email", () => {
     await secondPage.locator("main form button[type=submit]").click();
     await secondPage.waitForURL(/\/account$/);
 
-    await page.goto("/settings/security");
+    await page.goto("/account/profile");
     await page.getByLabel("New email").fill(taken);
     await page.locator("#email-current-password").fill(PASSWORD);
     await page.getByRole("button", { name: "Send the link", exact: true }).click();
@@ -662,14 +675,14 @@ describe("change of email", () => {
     expect(notice.text).toContain(target);
     // Both browsers are still signed in, under the new address; the old address signs in no more.
     for (const signedIn of [page, secondPage]) {
-      await signedIn.goto("/settings/security");
-      expect(new URL(signedIn.url()).pathname).toBe("/settings/security");
+      await signedIn.goto("/account/profile");
+      expect(new URL(signedIn.url()).pathname).toBe("/account/profile");
       expect(await signedIn.locator(".account-email").textContent()).toBe(target);
     }
-    await secondPage.goto("/settings/security");
+    await secondPage.goto("/account/profile");
     await checkPage(secondPage, "ko phone security", "ko-phone-settings-security-email");
     await expectNoEnglish(secondPage, "ko security after change");
-    await page.goto("/settings/security-log");
+    await page.goto("/account/security-log");
     expect(await page.locator("ol.log > li").first().textContent()).toContain(`${email} → ${target}`);
     expect(await logKinds(target)).toContain("email_changed");
     const anonymous = await newContext();
@@ -697,7 +710,7 @@ describe("account deletion", () => {
           lang === "ko" ? { email: "이메일", password: "비밀번호" } : { email: "Email", password: "Password" };
         const email = newEmail();
         await signUp(page, email, labels);
-        await page.goto("/settings/delete-account");
+        await page.goto("/account/delete");
         const main = (await page.locator("main").textContent()) ?? "";
         expect(main).toContain(lang === "ko" ? "API 키가 폐기" : "Every API key");
         expect(main).toContain(lang === "ko" ? "주문과 청구서는" : "Orders and invoices are kept");

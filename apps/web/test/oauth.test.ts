@@ -176,20 +176,21 @@ class TestProvider implements OAuthClientProvider {
   }
 }
 
+/** The account MCP under the base URL's name (the server listens on 127.0.0.1; its base URL says localhost). */
 const mcpUrl = () => new URL(`${server.url.replace("127.0.0.1", "localhost")}/api/mcp`);
 
 /** The SDK's flow: connect, get 401, authorize through the provider, finish with the code, connect again. */
-async function connectWithOAuth(provider: TestProvider) {
+async function connectWithOAuth(provider: TestProvider, url = mcpUrl()) {
   const first = new Client({ name: "oauth-e2e", version: "1.0.0" });
-  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }))).rejects.toThrow(
+  await expect(first.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))).rejects.toThrow(
     /Unauthorized/i,
   );
   const code = provider.lastRedirect?.searchParams.get("code");
   expect(code).toBeTruthy();
-  const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider });
+  const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
   await transport.finishAuth(code as string);
   const client = new Client({ name: "oauth-e2e", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }));
+  await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
   return client;
 }
 
@@ -203,14 +204,18 @@ describe("OAuth for MCP clients", () => {
     expect(challenge.status).toBe(401);
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge.headers.get("www-authenticate") ?? "")?.[1];
     expect(metadataUrl).toBe(`${mcpUrl().origin}/.well-known/oauth-protected-resource/api/mcp`);
-    const resource = await (await fetch(`${server.url}${new URL(metadataUrl as string).pathname}`)).json();
+    const resource = await (await fetch(metadataUrl as string)).json();
     expect(resource).toMatchObject({
       resource: `http://localhost:${new URL(server.url).port}/api/mcp`,
       bearer_methods_supported: ["header"],
     });
     expect(resource.scopes_supported).toContain("mcp.read");
-    const root = await (await fetch(`${server.url}/.well-known/oauth-protected-resource`)).json();
+    const root = await (await fetch(`${mcpUrl().origin}/.well-known/oauth-protected-resource`)).json();
     expect(root).toEqual(resource);
+    // Asked under another loopback name, the documents name that one (a host checks them, RFC 9728 3.3).
+    const aliased = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/api/mcp`)).json();
+    expect(aliased.resource).toBe(`${server.url}/api/mcp`);
+    expect(aliased.authorization_servers).toEqual(resource.authorization_servers);
     const issuer = resource.authorization_servers[0];
     const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json();
     expect(metadata.issuer).toBe(issuer);
@@ -270,8 +275,13 @@ describe("OAuth for MCP clients", () => {
       }
       return answer;
     };
-    // The spent refresh token again at once, as a host's parallel refresh would: another pair, the grant kept.
-    expect((await refresh(saved.refresh_token as string)).status).toBe(200);
+    // The spent refresh token again at once, as a host's parallel refresh would: the same pair, the grant kept.
+    const parallel = await refresh(saved.refresh_token as string);
+    expect(parallel.status).toBe(200);
+    expect(parallel.body).toMatchObject({
+      access_token: rotated.body.access_token,
+      refresh_token: rotated.body.refresh_token,
+    });
     // The host moves on to its new pair...
     const next = await refresh(rotated.body.refresh_token);
     expect(next.status).toBe(200);
@@ -342,8 +352,29 @@ describe("OAuth for MCP clients", () => {
         `hour ${hour}: ${calls.map((call) => (call.status === "rejected" ? String(call.reason) : "ok")).join(", ")}`,
       ).toEqual(["fulfilled", "fulfilled"]);
       expect(provider.saved?.access_token).not.toBe(held);
+      // Both refreshes got the one successor: a single chain, no sibling refreshing on by itself.
+      const [chains] = await sql<{ live: number }[]>`select count(*)::int as live from oauth_tokens t
+        join oauth_grants g on g.id = t.grant_id where g.client_id = ${provider.client?.client_id as string}
+          and t.kind = 'refresh' and t.used_at is null and t.revoked_at is null`;
+      expect(chains?.live, `hour ${hour}`).toBe(1);
     }
     expect((await grantOf())?.revoked).toBe(false);
+    await client.close();
+  });
+
+  it("serves a host given the 127.0.0.1 address of a localhost server: discovery, sign-in, tools, refresh", async () => {
+    const provider = new TestProvider(await signIn());
+    const url = new URL(`${server.url}/api/mcp`);
+    expect(url.hostname).toBe("127.0.0.1");
+    const client = await connectWithOAuth(provider, url);
+    const library = await client.callTool({ name: "library_get", arguments: {} });
+    expect((library.content as { text: string }[])[0]?.text).toContain("Token Tower");
+    // Its next hour: the access token expired, the SDK refreshes (resource under the same name) and carries on.
+    await sql`update oauth_tokens set expires_at = now() - interval '1 second'
+      where token_hash = encode(sha256(convert_to(${provider.saved?.access_token as string}, 'UTF8')), 'hex')`;
+    const held = provider.saved?.access_token;
+    expect((await client.callTool({ name: "library_get", arguments: {} })).isError ?? false).toBe(false);
+    expect(provider.saved?.access_token).not.toBe(held);
     await client.close();
   });
 
@@ -572,25 +603,27 @@ function runPythonClient(url: string, cookie: string): Promise<Record<string, un
 
 describe("the Python MCP SDK's OAuth client", () => {
   it.skipIf(!hasPythonSdk)(
-    `registers, is approved, exchanges the code and calls tools${hasPythonSdk ? "" : " (skipped: no .tools/pymcp — pip could not install the Python MCP SDK here; see scripts/ensure-test-deps.sh)"}`,
+    `registers, is approved, exchanges the code and calls tools, given the localhost or the 127.0.0.1 address${hasPythonSdk ? "" : " (skipped: no .tools/pymcp — pip could not install the Python MCP SDK here; see scripts/ensure-test-deps.sh)"}`,
     async () => {
-      const result = await runPythonClient(mcpUrl().href, await signIn());
-      expect(result).toMatchObject({
-        client_id: expect.stringMatching(/^shelfc_/),
-        auth_method: "none",
-        token_type: expect.stringMatching(/^bearer$/i),
-        scope: "products.read mcp.read",
-        has_refresh_token: true,
-        library_is_error: false,
-      });
-      expect(result.tools).toContain("library_get");
-      expect(result.tools).not.toContain("orders_list");
-      expect(JSON.stringify(result.library)).toContain("Token Tower");
-      expect(result.unknown_tool_error).toContain("Unknown tool");
-      // The registration is the app the person now sees among their connected apps.
-      const [row] = await sql`select name from oauth_clients where id = ${result.client_id as string}`;
-      expect(row?.name).toBe("Python MCP SDK test");
+      for (const url of [mcpUrl().href, `${server.url}/api/mcp`]) {
+        const result = await runPythonClient(url, await signIn());
+        expect(result, url).toMatchObject({
+          client_id: expect.stringMatching(/^shelfc_/),
+          auth_method: "none",
+          token_type: expect.stringMatching(/^bearer$/i),
+          scope: "products.read mcp.read",
+          has_refresh_token: true,
+          library_is_error: false,
+        });
+        expect(result.tools, url).toContain("library_get");
+        expect(result.tools, url).not.toContain("orders_list");
+        expect(JSON.stringify(result.library), url).toContain("Token Tower");
+        expect(result.unknown_tool_error, url).toContain("Unknown tool");
+        // The registration is the app the person now sees among their connected apps.
+        const [row] = await sql`select name from oauth_clients where id = ${result.client_id as string}`;
+        expect(row?.name, url).toBe("Python MCP SDK test");
+      }
     },
-    120_000,
+    240_000,
   );
 });

@@ -1,11 +1,11 @@
-import { execFile, spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildState } from "@shelf/api/host";
+import { BUILD_REPORT, buildState } from "@shelf/api/host";
+import { runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
 import { describe, expect, it } from "vitest";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -131,30 +131,16 @@ describe("stopping npm start of the web app alone", () => {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-npm-start-"));
       const { DATABASE_URL: _, ...env } = process.env;
       // As operators and process managers run one app alone: `npm start -w`, its own process group.
-      const npm = spawn("npm", ["run", "start", "-w", "@shelf/web"], {
-        cwd: path.resolve(webDir, "../.."),
-        env: { ...env, PORT: "0", HOST: "127.0.0.1", SHELF_DATA_DIR: dataDir, SHELF_SKIP_BUILD: "true" },
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
+      const { npm, group, output, exited, waitFor } = runNpm(["run", "start", "-w", "@shelf/web"], {
+        ...env,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        SHELF_DATA_DIR: dataDir,
+        SHELF_SKIP_BUILD: "true",
       });
-      const group = npm.pid as number;
-      let output = "";
-      npm.stdout.on("data", (chunk) => {
-        output += chunk;
-      });
-      npm.stderr.on("data", (chunk) => {
-        output += chunk;
-      });
-      // "close": every process holding its output is gone, and all it wrote has been read.
-      const exited = once(npm, "close");
       try {
-        const deadline = Date.now() + 90_000;
-        while (!/running at http:\/\/localhost:\d+/.test(output)) {
-          if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`npm start did not start:\n${output}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        const port = Number(/running at http:\/\/localhost:(\d+)/.exec(output)?.[1]);
-        const databasePort = Number(/embedded PostgreSQL on port (\d+)/.exec(output)?.[1]);
+        const port = Number((await waitFor(/running at http:\/\/localhost:(\d+)/, 90_000))[1]);
+        const databasePort = Number(/embedded PostgreSQL on port (\d+)/.exec(output())?.[1]);
         expect(await accepts(port)).toBe(true);
         expect(await accepts(databasePort)).toBe(true);
 
@@ -162,7 +148,7 @@ describe("stopping npm start of the web app alone", () => {
         const [code] = await Promise.race([
           exited,
           new Promise<never>((_, reject) =>
-            setTimeout(() => reject(new Error(`npm did not exit:\n${output}`)), 30_000),
+            setTimeout(() => reject(new Error(`npm did not exit:\n${output()}`)), 30_000),
           ),
         ]);
         // 0 only from the server's own shutdown (drained, pool and database closed), never from a killed process.
@@ -177,4 +163,37 @@ describe("stopping npm start of the web app alone", () => {
     },
     150_000,
   );
+});
+
+describe("the first npm start", () => {
+  it("prints the database, the build's progress in a few lines and the banner, no warning; the build ships no source", async () => {
+    // A first start: no build yet, as on a fresh checkout.
+    await fs.rm(path.join(webDir, ".next"), { recursive: true, force: true });
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-first-start-"));
+    const { DATABASE_URL: _, SHELF_SKIP_BUILD: __, ...env } = process.env;
+    const { npm, group, output, exited, waitFor } = runNpm(["run", "--silent", "start", "-w", "@shelf/web"], {
+      ...env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      SHELF_DATA_DIR: dataDir,
+    });
+    try {
+      await waitFor(/running at http:\/\/localhost:\d+\n/, 600_000);
+      const lines = output().trimEnd().split("\n");
+      expect(lines[0]).toBe("Building the web app: there is no build yet...");
+      expect(lines).toContain("The web app is built.");
+      expect(lines.filter((line) => line.startsWith("Database: "))).toHaveLength(1);
+      expect(lines.at(-1)).toMatch(/^Shelf is running at /);
+      // The build's progress, the server's lines: nothing else, and no route table.
+      expect(lines.length).toBeLessThanOrEqual(15);
+      expect(output()).not.toMatch(/warn|⚠/i);
+      expect(await fs.readFile(path.join(webDir, BUILD_REPORT), "utf8")).not.toMatch(/warn|⚠/i);
+      expect(await tracedProjectFiles(webDir)).toEqual([]);
+      npm.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    } finally {
+      if (groupAlive(group)) process.kill(-group, "SIGKILL");
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 660_000);
 });

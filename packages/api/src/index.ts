@@ -24,7 +24,6 @@ export {
   loadDeliveryFiles,
   storeReadiness,
 } from "./delivery";
-export { type DemoSeedResult, loadDemoSecret, seedDemo } from "./demo/seed";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
 export { GALLERY_LOCK } from "./design-gallery/replay";
 export * as gallerySearch from "./design-gallery/search";
@@ -43,6 +42,7 @@ export {
   type AuthorizeOutcome,
   approveAuthorization,
   checkAuthorizationRequest,
+  consentScopes,
   denyAuthorization,
   type OAuthSettings,
 } from "./oauth/authorize";

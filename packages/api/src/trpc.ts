@@ -125,6 +125,13 @@ export type Meta = OpenApiMeta & {
    */
   addressLimit?: { name: string; perMinute: number; instead?: boolean };
   /**
+   * Whose budget of the API's rate limit a request uses, when not its credential's (or, without one, its client
+   * address's): `false`, nobody's (static answers, alike for everyone and cacheable: OAuth's metadata, which hosted
+   * connectors fetch for all their users from a few addresses); a function, the subject its input names (read from the
+   * body, before the procedure runs), or null for the client address's.
+   */
+  limitedBy?: false | ((db: Database, input: Record<string, unknown>) => Promise<string | null>);
+  /**
    * The route also takes `multipart/form-data`: text fields as the JSON body's fields (typed as the input says), and
    * these file fields, each up to `maxBytes`, as UploadedFile values.
    */

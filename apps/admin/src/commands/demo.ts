@@ -1,4 +1,5 @@
-import { loadDemoSecret, loadSigningKeyring, seedDemo } from "@shelf/api";
+import { loadSigningKeyring } from "@shelf/api";
+import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import type { Command } from "../command";
 
 export const demo: Command = {

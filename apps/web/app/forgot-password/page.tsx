@@ -10,7 +10,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 /** "Forgot password": a link to set a new one, mailed to the account's address. */
 export default async function ForgotPasswordPage() {
-  if (await currentSession()) redirect("/settings/security");
+  if (await currentSession()) redirect("/account/profile");
   const t = await getTranslations("recovery");
   return (
     <section className="narrow card">

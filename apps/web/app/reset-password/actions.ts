@@ -34,3 +34,8 @@ export async function resetPasswordAction(
     return failed;
   }
 }
+
+/** Whether the link's secret still works, asked before the form is shown (nothing is used up). */
+export async function checkResetLink(token: string): Promise<boolean> {
+  return typeof token === "string" && recovery.resetLinkWorks(getRuntime().db, token);
+}

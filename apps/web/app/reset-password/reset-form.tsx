@@ -5,21 +5,24 @@ import { useActionState, useEffect, useRef, useState } from "react";
 import { TextField } from "../../src/components/text-field";
 import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
-import { resetPasswordAction } from "./actions";
+import { checkResetLink, resetPasswordAction } from "./actions";
 
 /**
  * The new password. The link's secret is in the address's fragment, which browsers never send: it is read here, put
- * in the form, and taken out of the address bar (and so out of the history).
+ * in the form, and taken out of the address bar (and so out of the history). The server is asked first whether the
+ * link still works, so that a used or expired one says so before a password is typed.
  */
 export function ResetForm() {
   const t = useTranslations("recovery");
   const [state, action, pending] = useActionState(resetPasswordAction, idle);
   const [token, setToken] = useState<string | null>(null);
+  const [works, setWorks] = useState<boolean | null>(null);
   const message = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
     const secret = window.location.hash.slice(1);
     setToken(secret);
     if (secret) window.history.replaceState(null, "", window.location.pathname);
+    checkResetLink(secret).then(setWorks, () => setWorks(true));
   }, []);
   useEffect(() => {
     if (state.status !== "idle") message.current?.focus();
@@ -38,7 +41,7 @@ export function ResetForm() {
       </div>
     );
   }
-  if (token === "" || (state.status === "failed" && state.code === "reset_link_invalid")) {
+  if (works === false || (state.status === "failed" && state.code === "reset_link_invalid")) {
     return (
       <div className="stack">
         <p className="error" role="alert" tabIndex={-1} ref={message}>
@@ -48,6 +51,13 @@ export function ResetForm() {
           <a href="/forgot-password">{t("askAgain")}</a>
         </p>
       </div>
+    );
+  }
+  if (works === null) {
+    return (
+      <p className="muted" role="status">
+        {t("checkingLink")}
+      </p>
     );
   }
   const fields = state.status === "failed" ? state.fields : {};
@@ -71,7 +81,7 @@ export function ResetForm() {
         maxLength={1024}
         errors={fields.new_password}
       />
-      <button type="submit" className="button" disabled={pending || token === null}>
+      <button type="submit" className="button" disabled={pending}>
         {pending ? t("setting") : t("set")}
       </button>
     </form>

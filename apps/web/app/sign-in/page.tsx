@@ -20,9 +20,9 @@ export default async function SignInPage({ searchParams }: Props) {
   return (
     <section className="narrow card">
       <h1>{t("title")}</h1>
-      {params.signedOut === "1" && (
+      {(params.signedOut === "1" || params.signedOut === "all") && (
         <p className="notice" role="status">
-          {t("signedOut")}
+          {t(params.signedOut === "all" ? "signedOutEverywhere" : "signedOut")}
         </p>
       )}
       <SignInForm returnTo={returnTo} />

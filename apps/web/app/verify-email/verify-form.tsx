@@ -49,7 +49,7 @@ export function VerifyForm() {
           {state.status === "failed" ? state.message : t("linkInvalid")}
         </p>
         <p>
-          <a href="/settings/security">{t("askAgain")}</a>
+          <a href="/account/profile">{t("askAgain")}</a>
         </p>
       </div>
     );

@@ -117,9 +117,12 @@ export function authOptions(): AuthOptions {
       },
     },
     events: {
-      // Signing out ends every session of the person, on every browser (the rule), not just this cookie.
+      // Signing out ends this browser's session (its row, not only the cookie); "sign out everywhere" is on the
+      // sessions page.
       async signOut({ token }) {
-        if (typeof token?.accountId === "number") await endWebSessions(db, token.accountId);
+        if (typeof token?.accountId === "number" && typeof token.sessionId === "number") {
+          await endWebSessions(db, token.accountId, { only: token.sessionId });
+        }
       },
     },
     logger: {

@@ -15,6 +15,7 @@ export function ConfirmButton({
   action,
   fields,
   dialogId = fields.id,
+  tone = "danger",
 }: {
   label: string;
   title: string;
@@ -25,11 +26,13 @@ export function ConfirmButton({
   fields: Record<string, string>;
   /** Unique on the page: the dialog's title id (defaults to the posted id). */
   dialogId?: string;
+  /** `secondary` for an action that gives something back (unblocking) rather than taking it away. */
+  tone?: "danger" | "secondary";
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (
     <>
-      <button type="button" className="button danger small" onClick={() => dialog.current?.showModal()}>
+      <button type="button" className={`button ${tone} small`} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
       <dialog ref={dialog} className="dialog" aria-labelledby={`${dialogId}-title`}>
@@ -43,7 +46,7 @@ export function ConfirmButton({
             <button type="button" className="button secondary" onClick={() => dialog.current?.close()}>
               {cancelLabel}
             </button>
-            <button type="submit" className="button danger">
+            <button type="submit" className={`button ${tone}`}>
               {confirmLabel}
             </button>
           </div>

@@ -1,8 +1,10 @@
 import type { ReactNode } from "react";
 
 /**
- * A list page's table: the empty-state line when there are no rows, otherwise a scrolling table with column headers
- * and a last, visually hidden header over each row's actions. The rows come as children (`<tr>` elements).
+ * A list page's table: the empty-state line when there are no rows, otherwise a table with column headers and a last,
+ * visually hidden header over each row's actions. The rows come as children (`<tr>` elements) whose cells name their
+ * column (`data-label`, the header's words) and whose last cell is `row-actions`: at phone width each row becomes a
+ * card of labelled lines (`table.stacked`), so that no word is broken letter by letter and no button leaves the screen.
  */
 export function RecordTable({
   rows,
@@ -22,7 +24,7 @@ export function RecordTable({
   if (rows === 0) return <p className="empty">{empty}</p>;
   return (
     <div className="table-wrap">
-      <table className={className}>
+      <table className={className ? `stacked ${className}` : "stacked"}>
         <thead>
           <tr>
             {headers.map((header) => (

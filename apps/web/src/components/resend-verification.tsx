@@ -2,7 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
-import { resendVerificationAction } from "../../app/settings/security/actions";
+import { resendVerificationAction } from "../../app/account/(account-area)/profile/actions";
 import { idle } from "../forms/state";
 
 /** "Send again" for the verification mail, with what happened beside it (sent, or how long to wait). */

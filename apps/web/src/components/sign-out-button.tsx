@@ -3,7 +3,7 @@
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 
-/** Signs out through next-auth (its CSRF token, its cookie); the server then ends every session of the person. */
+/** Signs out through next-auth (its CSRF token, its cookie); the server then ends this browser's session. */
 export function SignOutButton({ label, pendingLabel }: { label: string; pendingLabel: string }) {
   const [pending, setPending] = useState(false);
   return (

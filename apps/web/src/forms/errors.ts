@@ -7,9 +7,13 @@ type Issue = { path?: readonly PropertyKey[]; message: string };
 /**
  * A refused procedure call as a form's answer, in the page's language: a domain error by its code (the service's
  * English message when there is no translation), field errors (the service's 422, or the input schema's own) as
- * "check this field". Anything else is a fault, thrown on to the error page and the log.
+ * "check this field" (in `fieldMessages`' words where a form names a field its own way: an account's name is not a
+ * key's). Anything else is a fault, thrown on to the error page and the log.
  */
-export async function failedForm(error: unknown): Promise<Extract<FormState<never>, { status: "failed" }>> {
+export async function failedForm(
+  error: unknown,
+  fieldMessages: Record<string, string> = {},
+): Promise<Extract<FormState<never>, { status: "failed" }>> {
   const t = await getTranslations("errors");
   const refusal = refusalOf(error);
   if (refusal instanceof DomainError) {
@@ -19,7 +23,7 @@ export async function failedForm(error: unknown): Promise<Extract<FormState<neve
   if (refusal) {
     const fields: Record<string, string[]> = {};
     for (const name of Object.keys(refusal.errors)) {
-      fields[name] = [t.has(`fields.${name}`) ? t(`fields.${name}`) : t("field")];
+      fields[name] = [fieldMessages[name] ?? (t.has(`fields.${name}`) ? t(`fields.${name}`) : t("field"))];
     }
     return { status: "failed", message: t("invalid"), fields };
   }

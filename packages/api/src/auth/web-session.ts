@@ -88,13 +88,14 @@ export async function webSessionAccount(db: Database, secret: string): Promise<W
 }
 
 /**
- * Ends sessions of an account: all of them (signing out), or all but the one named (a password change keeps the
- * person who made it signed in). Returns how many were live.
+ * Ends sessions of an account: all of them ("sign out everywhere", a password reset), all but the one named (a
+ * password change keeps the person who made it signed in), or only the one named (signing out in one browser).
+ * Returns how many were live.
  */
 export async function endWebSessions(
   db: Executor,
   accountId: number,
-  options: { except?: number } = {},
+  options: { except?: number; only?: number } = {},
 ): Promise<number> {
   const ended = await db
     .update(webSessions)
@@ -104,6 +105,7 @@ export async function endWebSessions(
         eq(webSessions.accountId, accountId),
         isNull(webSessions.revokedAt),
         options.except === undefined ? undefined : ne(webSessions.id, options.except),
+        options.only === undefined ? undefined : eq(webSessions.id, options.only),
       ),
     )
     .returning({ id: webSessions.id });

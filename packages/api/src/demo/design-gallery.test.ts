@@ -3,9 +3,11 @@ import path from "node:path";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../delivery";
-import { failRunAsOperator, openRun } from "../routers/design-collect/service";
+import { GALLERY_LOCK } from "../design-gallery/replay";
+import { failRunAsOperator, openRun, SUBMIT_WAIT_MS } from "../routers/design-collect/service";
 import { createTestDelivery } from "../testing/delivery";
 import { DEMO_COLLECTOR, DEMO_RUN_DIR, seedDemoGallery } from "./design-gallery";
 
@@ -52,4 +54,35 @@ describe("the demo gallery", () => {
     const terms = await db.select({ kind: schema.galleryTerms.kind }).from(schema.galleryTerms);
     for (const kind of ["page_type", "font", "color"]) expect(terms.map((term) => term.kind)).toContain(kind);
   });
+});
+
+describe("the demo gallery on a busy machine", () => {
+  it("waits for its own replay however long it takes, past the bound submit waits for a collector", async () => {
+    const busy = await createTestDatabase();
+    // Another session holds the gallery's lock: the demo's replay waits for it, as a slow replay would.
+    const holder = postgres(busy.url, { max: 1 });
+    const reserved = await holder.reserve();
+    await reserved`select pg_advisory_lock(${GALLERY_LOCK})`;
+    try {
+      let settled = false;
+      const seeding = seedDemoGallery(busy.db, files.store);
+      const settle = () => {
+        settled = true;
+      };
+      seeding.then(settle, settle);
+      const status = async () =>
+        (await busy.db.select().from(schema.collectRuns).where(eq(schema.collectRuns.openerName, DEMO_COLLECTOR)))[0]
+          ?.status;
+      await expect.poll(status, { timeout: 60_000 }).toBe("replaying");
+      await new Promise((resolve) => setTimeout(resolve, SUBMIT_WAIT_MS + 1000));
+      expect(settled).toBe(false);
+      await reserved`select pg_advisory_unlock(${GALLERY_LOCK})`;
+      expect(await seeding).toMatchObject({ loaded: true, runId: expect.any(Number) });
+      expect(await status()).toBe("replayed");
+    } finally {
+      reserved.release();
+      await holder.end();
+      await busy.drop();
+    }
+  }, 120_000);
 });

@@ -146,6 +146,10 @@ describe("design MCP", () => {
     const account = await post(initialize, {}, key);
     expect(account.status).toBe(401);
     expect(await account.json()).toMatchObject({ error: "invalid_api_key" });
+    // RFC 6750 3: a 401 carries the Bearer challenge; no resource metadata, as no authorization server issues these.
+    expect(account.headers.get("www-authenticate")).toBe(
+      'Bearer realm="Shelf design MCP", error="invalid_token", error_description="This endpoint takes design agent tokens only."',
+    );
     const none = await edgeFetch(MCP_URL, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -153,6 +157,7 @@ describe("design MCP", () => {
     });
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ error: "missing_api_key" });
+    expect(none.headers.get("www-authenticate")).toBe('Bearer realm="Shelf design MCP"');
   });
 
   it("calls every read tool, answering structured content in its output schema", async () => {
@@ -256,6 +261,11 @@ describe("design MCP", () => {
       const body = await response.json();
       expect(body.error.message, message.method).toContain("1999-01-01");
       expect(body.error.data.supported, message.method).toContain("2025-11-25");
+      // The account MCP's code for it: one error, one answer on both endpoints.
+      expect(body.error, message.method).toMatchObject({
+        code: -32000,
+        data: { error: "mcp_protocol_version_unsupported" },
+      });
     }
     // Without the header: served (the version initialize negotiated applies).
     expect((await post({ jsonrpc: "2.0", id: 4, method: "tools/list" })).status).toBe(200);

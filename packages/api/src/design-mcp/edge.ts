@@ -5,7 +5,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { withDeadline } from "@shelf/db";
 import { credentialKey } from "../auth/caller";
@@ -22,10 +21,10 @@ import {
   callProcedureTool,
   fromResponse,
   readRpcMessage,
-  rpcError,
   rpcFailure,
   sameOrigin,
   serveStateless,
+  unsupportedProtocolVersion,
 } from "../mcp/http";
 import { authorizeDesign } from "../trpc";
 import { type DesignTool, designTools, toolSchema } from "./tools";
@@ -42,6 +41,17 @@ export type DesignMcpEdgeOptions = Pick<
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const ALLOW = "POST, OPTIONS";
+
+/**
+ * The 401's Bearer challenge (RFC 6750 3). It names no resource metadata: this endpoint takes design agent tokens,
+ * which an operator creates, and no authorization server issues them, so there is nothing for a host to discover.
+ */
+function challenge(tokenSent: boolean): string {
+  const realm = 'Bearer realm="Shelf design MCP"';
+  return tokenSent
+    ? `${realm}, error="invalid_token", error_description="This endpoint takes design agent tokens only."`
+    : realm;
+}
 
 /**
  * The design MCP endpoint (`POST /mcp` on the design host, role `read`): stateless Streamable HTTP with one JSON
@@ -91,16 +101,8 @@ export function createDesignMcpEdge(options: DesignMcpEdgeOptions): Edge {
     if (request.method === "OPTIONS") return { status: 204, headers: { allow: ALLOW }, body: null };
     // Stateless: no server stream to open (GET) and no session to end (DELETE).
     if (request.method !== "POST") return errorResult("method_not_allowed", undefined, { allow: ALLOW });
-    // Every request, initialize included (the SDK checks the header only after it): a version we do not speak.
-    const version = request.header("mcp-protocol-version");
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return rpcError(
-        400,
-        `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}.`,
-        -32600,
-        { supported: SUPPORTED_PROTOCOL_VERSIONS },
-      );
-    }
+    const unsupported = unsupportedProtocolVersion(request.header("mcp-protocol-version"));
+    if (unsupported) return failureResult(unsupported, { log, health: options.health, requestId });
     if (options.health && !options.health.up) return unavailableResult();
     const credential = await withDeadline(
       resolveCredential(options.db, request.header("authorization"), designApiPolicy),
@@ -111,7 +113,9 @@ export function createDesignMcpEdge(options: DesignMcpEdgeOptions): Edge {
       // The endpoint's own role (contract section 4): read. Account keys and OAuth tokens are unknown here (401).
       caller = authorizeDesign({ role: "read" }, credential);
     } catch (error) {
-      return failureResult(error, { log, health: options.health, requestId });
+      const refused = failureResult(error, { log, health: options.health, requestId });
+      if (refused.status === 401) refused.headers["www-authenticate"] = challenge(credential.status !== "none");
+      return refused;
     }
     const limited = await options.rateLimiter.consume(credentialKey(caller));
     const limitHeaders = {

@@ -12,6 +12,7 @@ import { allowedHostsFor, readRpcMessage, sameOrigin } from "../mcp/http";
 import type { AccountMcp } from "../mcp/service";
 import type { OAuthSettings } from "../oauth/authorize";
 import { PROTECTED_RESOURCE_METADATA_PATH } from "../oauth/metadata";
+import { askedOrigin } from "../oauth/resource";
 import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import type { PublicDisclosureData } from "../schemas/disclosure";
@@ -222,7 +223,7 @@ export function createEdge(options: EdgeOptions): Edge {
     const result = await answer(request, requestId, seen);
     const path = request.target.split("?", 1)[0] as string;
     const mcp = mcpRoute(path);
-    if (mcp) return mcpAnswer(mcp, result, seen.credential);
+    if (mcp) return mcpAnswer(mcp, result, seen.credential, request.header("host"));
     const cors = corsRoute(path);
     if (!cors) return result;
     Object.assign(result.headers, CORS);
@@ -233,8 +234,14 @@ export function createEdge(options: EdgeOptions): Edge {
    * An MCP endpoint's answer: refusals as JSON-RPC errors (`asJsonRpcError`), and on 401 and 403 the Bearer
    * challenge that sends a client to discovery (RFC 9728 section 5.1) or to ask for more (RFC 6750 section 3.1).
    */
-  function mcpAnswer(route: EdgeRoute, result: EdgeResult, credential: Credential | undefined): EdgeResult {
-    const metadata = `${base.origin}${PROTECTED_RESOURCE_METADATA_PATH}${route.path}`;
+  function mcpAnswer(
+    route: EdgeRoute,
+    result: EdgeResult,
+    credential: Credential | undefined,
+    host: string | undefined,
+  ): EdgeResult {
+    // Under the loopback name the request used, which the resource metadata then names too (oauth/resource.ts).
+    const metadata = `${askedOrigin(base, host)}${PROTECTED_RESOURCE_METADATA_PATH}${route.path}`;
     if (result.status === 401) {
       const scope = route.meta.mcp?.defaultScopes.join(" ") ?? "";
       const error = credential && credential.status !== "none" ? ', error="invalid_token"' : "";
@@ -301,34 +308,25 @@ export function createEdge(options: EdgeOptions): Edge {
     seen.credential = credential;
     const own = matched?.route.meta.addressLimit;
     const limitHeaders: Record<string, string> = {};
-    if (!own?.instead) {
+    if (!own?.instead && matched?.route.meta.limitedBy === undefined) {
       const limitKey =
         credential.status === "valid" ? credentialKey(credential.caller) : `ip:${clientAddress(request, options)}`;
-      const decision = await options.rateLimiter.consume(limitKey);
-      limitHeaders["x-ratelimit-limit"] = String(decision.limit);
-      limitHeaders["x-ratelimit-remaining"] = String(decision.remaining);
-      if (!decision.allowed) {
-        return errorResult("rate_limited", undefined, {
-          ...limitHeaders,
-          "retry-after": String(decision.retryAfterSeconds),
-        });
-      }
+      const refused = await consumeLimit(options.rateLimiter, limitKey, limitHeaders);
+      if (refused) return refused;
     }
     if (own) {
       const { limiter, perMinute } = routeLimiters.get(own.name) as { limiter: RateLimiter; perMinute: number };
-      const limited = await limiter.consume(`ip:${clientAddress(request, options)}`);
-      limitHeaders["x-ratelimit-limit"] = String(limited.limit);
-      limitHeaders["x-ratelimit-remaining"] = String(limited.remaining);
-      if (!limited.allowed) {
-        return errorResult("rate_limited", `At most ${perMinute} of these a minute from one address.`, {
-          ...limitHeaders,
-          "retry-after": String(limited.retryAfterSeconds),
-        });
-      }
+      const refused = await consumeLimit(
+        limiter,
+        `ip:${clientAddress(request, options)}`,
+        limitHeaders,
+        `At most ${perMinute} of these a minute from one address.`,
+      );
+      if (refused) return refused;
     }
     let result: EdgeResult;
     if (matched) {
-      result = await callRoute(matched, url, request, credential, requestId);
+      result = await callRoute(matched, url, request, credential, requestId, limitHeaders);
       result.route = `${matched.route.method} ${matched.route.path}`;
     } else {
       const allowed = routes.allowedMethods(path);
@@ -347,6 +345,7 @@ export function createEdge(options: EdgeOptions): Edge {
     request: EdgeRequest,
     credential: Credential,
     requestId: string,
+    limitHeaders: Record<string, string>,
   ): Promise<EdgeResult> {
     try {
       // 401 and 403 before a byte of the body is read or a parameter judged (contract 5.9).
@@ -412,6 +411,19 @@ export function createEdge(options: EdgeOptions): Edge {
       errors.body = ["must be a JSON object"];
     }
     if (Object.keys(errors).length > 0) return jsonResult(422, validationBody(errors));
+    const { limitedBy } = route.meta;
+    if (limitedBy) {
+      const subject = await withDeadline(
+        limitedBy(options.db, { ...(body as object | undefined), ...values }),
+        dbDeadlineMs,
+      );
+      const refused = await consumeLimit(
+        options.rateLimiter,
+        subject ?? `ip:${clientAddress(request, options)}`,
+        limitHeaders,
+      );
+      if (refused) return refused;
+    }
 
     const context = createContext({
       db: options.db,
@@ -619,6 +631,23 @@ function routeOfPath(routes: EdgeRoute[]): (path: string) => EdgeRoute | undefin
     patterned.length === 0
       ? exact.get(path)
       : routes.find((route) => (route.params.length === 0 ? route.path === path : route.pattern.test(path)));
+}
+
+/**
+ * Counts a request against a key's budget, writing what is left into `headers`; the 429 to answer when the budget is
+ * used up (with `Retry-After`), else null.
+ */
+async function consumeLimit(
+  limiter: RateLimiter,
+  key: string,
+  headers: Record<string, string>,
+  message?: string,
+): Promise<EdgeResult | null> {
+  const decision = await limiter.consume(key);
+  headers["x-ratelimit-limit"] = String(decision.limit);
+  headers["x-ratelimit-remaining"] = String(decision.remaining);
+  if (decision.allowed) return null;
+  return errorResult("rate_limited", message, { ...headers, "retry-after": String(decision.retryAfterSeconds) });
 }
 
 function clientAddress(request: EdgeRequest, options: EdgeOptions): string {

@@ -57,11 +57,12 @@ export function documentedErrors(route: EdgeRoute, hasInput: boolean, kinds: Pla
   if (route.params.length > 0) add("not_found");
   if (BODY_METHODS.has(route.method)) {
     add("payload_too_large");
-    add("unsupported_media_type");
+    // The authorization server answers a body in the wrong form as invalid_request (400), as OAuth does.
+    if (!meta.oauth) add("unsupported_media_type");
   }
   if (kinds.includes("file")) add("range_not_satisfiable");
   for (const code of meta.errors ?? []) add(code);
-  add("rate_limited");
+  if (meta.limitedBy !== false) add("rate_limited");
   // What the server in front answers for any path before the edge sees a request (Node's own limits).
   add("request_timeout");
   add("header_fields_too_large");
@@ -146,8 +147,10 @@ function manualOperation(route: EdgeRoute) {
 function successResponses(route: EdgeRoute, operation: Operation, kinds: PlainKind[]): Record<string, unknown> {
   const status = String(route.meta.successStatus ?? 200);
   const rateLimit = {
-    "X-RateLimit-Limit": header("RateLimitLimit"),
-    "X-RateLimit-Remaining": header("RateLimitRemaining"),
+    // Static answers count against no budget (`limitedBy: false`): they say nothing of one.
+    ...(route.meta.limitedBy === false
+      ? {}
+      : { "X-RateLimit-Limit": header("RateLimitLimit"), "X-RateLimit-Remaining": header("RateLimitRemaining") }),
     "X-Request-Id": header("RequestId"),
   };
   const cached = route.method === "GET" ? { ETag: header("ETag"), "Cache-Control": header("CacheControl") } : {};

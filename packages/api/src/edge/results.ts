@@ -88,7 +88,8 @@ const OAUTH_CODES: Partial<Record<string, string>> = {
 /**
  * A refusal of an authorization server endpoint in OAuth's terms: `error` an OAuth code, `error_description` beside
  * the contract's `message`, an invalid input 400 `invalidInput` (its field errors kept). The status stays what the
- * edge decided (413 for a body over the limit, 429, 503), except 422, which OAuth clients know as 400.
+ * edge decided (413 for a body over the limit, 429, 503), except 422 and 415, which OAuth clients know as 400 (RFC
+ * 6749 5.2 and RFC 7591 3.2.2 give a request in the wrong form no status of its own).
  */
 export function asOAuthError(result: EdgeResult, invalidInput: string): EdgeResult {
   if (result.status < 400 || typeof result.body !== "string") return result;
@@ -111,7 +112,7 @@ export function asOAuthError(result: EdgeResult, invalidInput: string): EdgeResu
       : (OAUTH_CODES[body.error ?? ""] ?? body.error ?? "invalid_request");
   return {
     ...result,
-    status: result.status === 422 ? 400 : result.status,
+    status: result.status === 422 || result.status === 415 ? 400 : result.status,
     body: JSON.stringify({ ...body, error, error_description: description }),
   };
 }

@@ -1,6 +1,10 @@
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import readline from "node:readline";
+import { stripVTControlCharacters } from "node:util";
 import { checkDatabase, type DbEnv, SetupError } from "@shelf/db/server";
 
 /** What an app's production build is made from, relative to its folder (a missing one is skipped). */
@@ -77,15 +81,50 @@ export async function prepareStart(options: {
       return;
     }
     console.log(`Building ${options.label}: ${state.reason}...`);
-    const build = spawnSync(path.join(options.appDir, "../../node_modules/.bin/next"), ["build"], {
-      cwd: options.appDir,
-      stdio: "inherit",
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
-    });
-    if (build.status !== 0) throw new SetupError(`${name} did not build (see above).`);
+    await build(options.appDir, name);
   } catch (error) {
     failStart(error);
   }
+}
+
+/** Where Next's whole report of the last build is kept, in the app's folder. */
+export const BUILD_REPORT = ".next/build.log";
+
+/** Next's lines that say a step of the build is done (its config's load time aside): the progress shown. */
+const DONE_STEP = /^(✓ (?!Running next\.config)|Finished )/;
+/** How Next's and Turbopack's warnings begin. */
+const WARNING = /^(⚠|Warning:)|\bencountered \d+ warnings?:/;
+
+/**
+ * `next build` with its report kept in BUILD_REPORT: the terminal shows a line per finished step and one at the end
+ * (pointing to the report if it holds warnings); the route table and the rest only when the build fails.
+ */
+async function build(appDir: string, name: string): Promise<void> {
+  const root = path.resolve(appDir, "../..");
+  const next = spawn(path.join(root, "node_modules/.bin/next"), ["build"], {
+    cwd: appDir,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+  });
+  const report: string[] = [];
+  let warned = false;
+  for (const stream of [next.stdout, next.stderr]) {
+    readline.createInterface({ input: stream }).on("line", (line) => {
+      report.push(line);
+      const plain = stripVTControlCharacters(line).trim();
+      if (DONE_STEP.test(plain)) console.log(`  ${plain}`);
+      if (WARNING.test(plain)) warned = true;
+    });
+  }
+  const [code] = await once(next, "close");
+  const text = `${report.join("\n")}\n`;
+  if (code !== 0) {
+    process.stderr.write(text);
+    throw new SetupError(`${name} did not build (see above).`);
+  }
+  await writeFile(path.join(appDir, BUILD_REPORT), text);
+  const where = path.relative(root, path.join(appDir, BUILD_REPORT));
+  console.log(warned ? `${name} is built, with warnings: see ${where}.` : `${name} is built.`);
 }
 
 /** Ends a start that cannot go on: a setup mistake in one line, anything else with its stack. */

@@ -1,5 +1,5 @@
 /** The start-up every app's process calls (server side); pages import `@shelf/api/host/pages` instead. */
-export { BUILD_SOURCES, buildState, failStart, prepareStart } from "./build";
+export { BUILD_REPORT, BUILD_SOURCES, buildState, failStart, prepareStart } from "./build";
 export { HostEnv, portSetting, readAppSettings } from "./env";
 export { APP_NODE_FLAGS, isLaunched, type LaunchedApp, launchApps, type ReadyMessage } from "./launch";
 export { contentSecurityPolicy, type PageHeaderOptions, pageHeaders } from "./page-headers";

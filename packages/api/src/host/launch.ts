@@ -86,6 +86,7 @@ export async function launchApps(options: { apps: LaunchedApp[]; dev: boolean })
             ? `The embedded PostgreSQL exited unexpectedly (${event.reason}); restarting it.`
             : `The embedded PostgreSQL runs again (after ${event.attempts} attempts).`,
         ),
+      stopping: () => stopping,
     });
   } catch (error) {
     failStart(error);

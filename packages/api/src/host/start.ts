@@ -107,11 +107,14 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
   const { settings, api, db: dbEnv } = app.config;
   const dev = settings.NODE_ENV !== "production";
   const log = createLogger(app.config.log, { app: app.name });
+  /** Set once SIGTERM or SIGINT arrives: /readyz answers 503, and an embedded server it owns may go. */
+  let stopping = false;
   const database = await resolveDatabase(dbEnv, {
     onEvent: (event) =>
       event.type === "exited"
         ? log.error({ reason: event.reason }, "embedded PostgreSQL exited unexpectedly; restarting it")
         : log.warn({ attempts: event.attempts }, "embedded PostgreSQL restarted"),
+    stopping: () => stopping,
   });
   const health = createDatabaseHealth(database.url, {
     onChange: (up, reason) => (up ? log.warn("database answers again") : log.error({ reason }, "database unavailable")),
@@ -129,8 +132,6 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
   const files = await loadDeliveryFiles(api, dbEnv.SHELF_DATA_DIR);
   const artifactsReady = storeReadiness(files.store);
   const ownLimiters: RateLimiter[] = [];
-  /** Set once SIGTERM or SIGINT arrives: /readyz answers 503 from then on. */
-  let stopping = false;
   const basics: HostBasics = {
     config: app.config,
     dev,

@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { databaseUnavailable, withDeadline } from "@shelf/db";
 import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
 import type { Context } from "../context";
@@ -46,13 +46,21 @@ export function sameOrigin(request: EdgeRequest, hosts: Set<string>, base: URL):
   return origin === undefined || [...hosts].some((name) => origin === `${base.protocol}//${name}`);
 }
 
-export function toolError(body: Record<string, unknown>): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
+/**
+ * An `MCP-Protocol-Version` this server does not speak, refused alike by every MCP endpoint here: 400 on every request,
+ * `initialize` included (the SDK's transport skips its own check there), naming the versions it speaks.
+ */
+export function unsupportedProtocolVersion(version: string | undefined): DomainError | undefined {
+  if (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return new DomainError(
+    "mcp_protocol_version_unsupported",
+    `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}.`,
+    { supported: SUPPORTED_PROTOCOL_VERSIONS },
+  );
 }
 
-/** A JSON-RPC error answer for transport-level refusals (sessions, versions), as MCP clients expect them. */
-export function rpcError(status: number, message: string, code = -32000, data?: Record<string, unknown>): EdgeResult {
-  return rpcErrorResult(status, code, message, data);
+export function toolError(body: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
 /**

@@ -277,6 +277,29 @@ describe("account MCP", () => {
     expect(get.headers.get("allow")).toBe("POST, DELETE, OPTIONS");
   });
 
+  it("answers an unsupported MCP-Protocol-Version with 400 on every request, initialize included, as the design MCP does", async () => {
+    const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
+    const sessionId = (await post(initialize, { authorization: `Bearer ${key}` })).headers.get("mcp-session-id") ?? "";
+    for (const [body, headers] of [
+      [initialize, {}],
+      [{ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "mcp-session-id": sessionId }],
+    ] as const) {
+      const answer = await post(body, {
+        authorization: `Bearer ${key}`,
+        "mcp-protocol-version": "1999-01-01",
+        ...headers,
+      });
+      expect(answer.status, body.method).toBe(400);
+      expect(answer.headers.get("mcp-session-id"), body.method).toBeNull();
+      const { error } = await answer.json();
+      expect(error.message, body.method).toContain("1999-01-01");
+      expect(error, body.method).toMatchObject({
+        code: -32000,
+        data: { error: "mcp_protocol_version_unsupported", supported: expect.arrayContaining(["2025-11-25"]) },
+      });
+    }
+  });
+
   it("lets only the session's own credential end it: another key's DELETE is 404 and the session lives on", async () => {
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const { key: otherKey } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });

@@ -5,7 +5,6 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyRouter } from "@trpc/server";
 import type { Caller } from "../auth/caller";
@@ -14,7 +13,7 @@ import { type Context, createContext } from "../context";
 import type { EdgeRequest } from "../edge/request";
 import { DomainError } from "../errors";
 import type { Logger } from "../log";
-import { callProcedureTool, fromResponse, safeJson, serveStateless } from "./http";
+import { callProcedureTool, fromResponse, safeJson, serveStateless, unsupportedProtocolVersion } from "./http";
 import { endMcpSession, openMcpSession, touchMcpSession } from "./sessions";
 import { type AccountTool, accountTools, toolsFor } from "./tools";
 
@@ -53,15 +52,11 @@ export function createAccountMcp(options: { router: AnyRouter; dbDeadlineMs: num
     const owner = sessionOwner(caller);
     const sessionId = http.header("mcp-session-id");
     const initialize = message.method === "initialize";
+    const unsupported = unsupportedProtocolVersion(http.header("mcp-protocol-version"));
+    if (unsupported) throw unsupported;
     if (!initialize) {
       if (!sessionId) throw new DomainError("mcp_session_required");
       if (!(await touchMcpSession(ctx.db, sessionId, owner))) throw new DomainError("mcp_session_not_found");
-      const version = http.header("mcp-protocol-version");
-      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        throw new DomainError("mcp_protocol_version_unsupported", `Unsupported MCP-Protocol-Version ${version}.`, {
-          supported: SUPPORTED_PROTOCOL_VERSIONS,
-        });
-      }
     }
     // A tool this credential may not call: say which ability (scope) it lacks, so an OAuth client can ask for it.
     if (message.method === "tools/call") {
@@ -100,6 +95,8 @@ export function createAccountMcp(options: { router: AnyRouter; dbDeadlineMs: num
   }
 
   async function end(ctx: McpContext): Promise<void> {
+    const unsupported = unsupportedProtocolVersion(ctx.http.header("mcp-protocol-version"));
+    if (unsupported) throw unsupported;
     const sessionId = ctx.http.header("mcp-session-id");
     if (!sessionId)
       throw new DomainError("mcp_session_required", "Mcp-Session-Id header is required to end a session.");

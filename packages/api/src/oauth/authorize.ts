@@ -1,11 +1,12 @@
 import { type Database, schema } from "@shelf/db";
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { accountAbilities } from "../abilities";
 import { recordSecurityEvent } from "../security-log";
 import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { ClientDocumentError } from "./metadata-documents";
-import { createCode, parseScope } from "./tokens";
+import { configuredResource } from "./resource";
+import { createCode, knownScopes } from "./tokens";
 
 const { oauthGrants } = schema;
 
@@ -65,7 +66,8 @@ export function redirectWith(
 /**
  * Checks an authorization request. The client and its redirect URI come first: until both are sure, errors are
  * shown to the person, never sent. Then: the code flow only, PKCE with S256 only, the resource this server protects,
- * known scopes (mcp.read always, as the tokens work only on the MCP endpoint).
+ * the scopes asked for that are abilities, or the default (mcp.read always, as the tokens work only on the MCP
+ * endpoint).
  */
 export async function checkAuthorizationRequest(
   db: Database,
@@ -117,18 +119,46 @@ export async function checkAuthorizationRequest(
     return refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters).");
   }
   // This server has exactly one resource (the account MCP), so a request without `resource` (RFC 8707), as some
-  // VS Code builds send, means that one; a request naming another is refused.
-  const resource = query.get("resource") ?? settings.resource;
+  // VS Code builds send, means that one (so does another loopback name of it); a request naming another is refused.
+  const resource = configuredResource(settings.resource, query.get("resource") ?? settings.resource);
   if (resource !== settings.resource) {
     return refuse("invalid_target", `This server issues tokens only for ${settings.resource}.`);
   }
-  const scope = query.get("scope");
-  // offline_access asks for refresh tokens, which every grant gets: accepted, and not a scope of its own.
-  const asked = scope === null ? DEFAULT_SCOPES : parseScope(scope).filter((name) => name !== "offline_access");
-  const unknown = asked.filter((name) => !(accountAbilities as readonly string[]).includes(name));
-  if (unknown.length > 0) return refuse("invalid_scope", `Unknown scopes: ${unknown.join(", ")}.`);
+  // Scopes that are not abilities are dropped, as registration drops them (offline_access asks for refresh tokens,
+  // which every grant gets); a request left with none asks for the default.
+  const known = knownScopes(query.get("scope") ?? "");
+  const asked = known.length > 0 ? known : DEFAULT_SCOPES;
   const scopes = accountAbilities.filter((name) => name === "mcp.read" || asked.includes(name));
   return { kind: "consent", request: { client, redirectUri, scopes, resource, state, codeChallenge: challenge } };
+}
+
+/** One line of the consent screen: a scope, and whether the app already holds it for this person. */
+export type ConsentScope = { scope: string; held: boolean };
+
+/**
+ * What the consent screen lists: each scope asked for, and each the app already holds for this person (a step-up asks
+ * again for what it holds). Those it holds are already allowed and stay so whatever is unticked (a new consent adds
+ * to them; taking abilities away is disconnecting the app), so the screen shows them as such, not as a choice.
+ */
+export async function consentScopes(
+  db: Database,
+  accountId: number,
+  request: AuthorizationRequest,
+): Promise<ConsentScope[]> {
+  const [grant] = await db
+    .select({ scopes: oauthGrants.scopes })
+    .from(oauthGrants)
+    .where(
+      and(
+        eq(oauthGrants.accountId, accountId),
+        eq(oauthGrants.clientId, request.client.id),
+        isNull(oauthGrants.revokedAt),
+      ),
+    );
+  const held = new Set(grant?.scopes ?? []);
+  return accountAbilities
+    .filter((scope) => request.scopes.includes(scope) || held.has(scope))
+    .map((scope) => ({ scope, held: held.has(scope) }));
 }
 
 /**

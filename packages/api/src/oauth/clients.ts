@@ -2,9 +2,8 @@ import { randomBytes } from "node:crypto";
 import { type Database, schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { accountAbilities } from "../abilities";
 import { OAuthError } from "./errors";
-import { parseScope } from "./tokens";
+import { knownScopes } from "./tokens";
 
 const { oauthClients } = schema;
 
@@ -193,12 +192,7 @@ export async function registerClient(db: Database, body: unknown): Promise<Regis
   if (input.client_uri !== undefined && !/^https:\/\/[^\s]+$/.test(input.client_uri)) {
     throw new OAuthError("invalid_client_metadata", "client_uri: must be an https URL.");
   }
-  const scope =
-    input.scope === undefined
-      ? undefined
-      : parseScope(input.scope)
-          .filter((name) => (accountAbilities as readonly string[]).includes(name))
-          .join(" ");
+  const scope = input.scope === undefined ? undefined : knownScopes(input.scope).join(" ");
   const clientId = `shelfc_${randomBytes(18).toString("base64url")}`;
   const name = input.client_name ?? nameOfRedirect(input.redirect_uris[0] as string);
   const [row] = await db

@@ -1,6 +1,7 @@
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { accountAbilities } from "../abilities";
 import type { OAuthSettings } from "./authorize";
+import { askedOrigin } from "./resource";
 
 export const AUTHORIZATION_SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server";
 export const PROTECTED_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
@@ -26,10 +27,14 @@ export function authorizationServerMetadata(settings: OAuthSettings) {
   });
 }
 
-/** The account MCP's protected resource metadata (RFC 9728). */
-export function protectedResourceMetadata(settings: OAuthSettings) {
+/**
+ * The account MCP's protected resource metadata (RFC 9728), naming the resource as the request's `Host` did when
+ * that is another loopback name of it (see `oauth/resource.ts`).
+ */
+export function protectedResourceMetadata(settings: OAuthSettings, host: string | undefined) {
+  const resource = new URL(settings.resource);
   return OAuthProtectedResourceMetadataSchema.parse({
-    resource: settings.resource,
+    resource: `${askedOrigin(resource, host)}${resource.pathname}`,
     authorization_servers: [settings.issuer],
     scopes_supported: [...accountAbilities],
     bearer_methods_supported: ["header"],

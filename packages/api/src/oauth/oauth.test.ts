@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
@@ -10,7 +11,7 @@ import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
 import { isNativeApp } from "./clients";
-import { REFRESH_REUSE_GRACE_SECONDS } from "./tokens";
+import { PARALLEL_REFRESH_LAG_SECONDS, REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
 
 /**
  * The authorization server's rules in process: registration checks, authorization request checks (what is shown
@@ -59,12 +60,18 @@ function register(body: unknown) {
   );
 }
 
-function token(fields: Record<string, string>) {
-  return call(oauth, "/oauth/token", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-  });
+/** A token request, to the test's authorization server unless another edge (or client address) is named. */
+function token(fields: Record<string, string>, at: { edge?: Edge; address?: string } = {}) {
+  return call(
+    at.edge ?? oauth,
+    "/oauth/token",
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields),
+    },
+    at.address,
+  );
 }
 
 function pkce() {
@@ -137,6 +144,7 @@ async function approved(
 async function exchange(
   grant: { clientId: string; verifier: string; code: string },
   change: Record<string, string> = {},
+  at: Parameters<typeof token>[1] = {},
 ) {
   const fields = {
     grant_type: "authorization_code",
@@ -147,7 +155,7 @@ async function exchange(
     resource: settings.resource,
     ...change,
   };
-  const answer = await token(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== "")));
+  const answer = await token(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== "")), at);
   if (answer.status === 200) {
     recordSecret(answer.body.access_token);
     recordSecret(answer.body.refresh_token);
@@ -155,14 +163,31 @@ async function exchange(
   return answer;
 }
 
-function mcpInitialize(bearer: string, edge = mcp) {
+function sha256(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/**
+ * Resolves once this many statements of the test's database wait for a lock another connection holds, or once
+ * `done` says the requests that were to wait have ended without waiting.
+ */
+async function lockWaiters(client: postgres.Sql, count: number, done: () => boolean): Promise<void> {
+  while (!done()) {
+    const [row] = await client<{ waiting: number }[]>`select count(*)::int as waiting from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`;
+    if ((row?.waiting ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function mcpInitialize(bearer: string, edge = mcp, host = new URL(TEST_BASE_URL).host) {
   return call(edge, "/api/mcp", {
     method: "POST",
     headers: {
       authorization: `Bearer ${bearer}`,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      host: new URL(TEST_BASE_URL).host,
+      host,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
@@ -192,10 +217,9 @@ describe("one pipeline with the REST API", () => {
     expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
     const metadata = await call(oauth, "/.well-known/oauth-authorization-server");
     expect(metadata.headers.get("cache-control")).toBe("public, max-age=3600");
-    expect(metadata.headers.get("x-ratelimit-limit")).toBeTruthy();
   });
 
-  it("refuses a body over the limit with 413 in OAuth's terms, and a JSON token request as invalid_request", async () => {
+  it("refuses a body over the limit with 413 in OAuth's terms, and a JSON token request as 400 invalid_request", async () => {
     const huge = await call(
       oauth,
       "/oauth/register",
@@ -213,8 +237,12 @@ describe("one pipeline with the REST API", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ grant_type: "authorization_code" }),
     });
-    expect(json.status).toBe(415);
-    expect(json.body.error).toBe("invalid_request");
+    // RFC 6749 5.2: a request in the wrong form is 400 invalid_request, not 415.
+    expect(json.status).toBe(400);
+    expect(json.body).toMatchObject({
+      error: "invalid_request",
+      error_description: "Send the body as application/x-www-form-urlencoded.",
+    });
   });
 
   it("lists its endpoints in the account API's OpenAPI document, form bodies and OAuth errors included", async () => {
@@ -233,6 +261,7 @@ describe("one pipeline with the REST API", () => {
     expect(Object.keys(tokenOperation.requestBody.content)).toEqual(["application/x-www-form-urlencoded"]);
     expect(tokenOperation.responses).toHaveProperty("401");
     expect(tokenOperation.responses).not.toHaveProperty("422");
+    expect(tokenOperation.responses).not.toHaveProperty("415");
     expect(tokenOperation.security).toEqual([]);
   });
 });
@@ -361,6 +390,191 @@ describe("registration", () => {
   });
 });
 
+describe("rate limits as hosted connectors meet them (many people, a few addresses)", () => {
+  /** An authorization server whose API limit is 5 a window (long enough that no test sees it end). */
+  const limitedEdge = () =>
+    createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 5, windowSeconds: 3600 }),
+      oauth: settings,
+    });
+
+  it("serves the static metadata to one address beyond the limit, saying nothing of a budget", async () => {
+    const edge = limitedEdge();
+    for (let index = 0; index < 8; index += 1) {
+      for (const path of [
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-protected-resource/api/mcp",
+        "/.well-known/oauth-protected-resource",
+      ]) {
+        const answer = await call(edge, path, {}, "198.51.100.200");
+        expect(answer.status, `${path} #${index}`).toBe(200);
+        expect(answer.headers.get("x-ratelimit-remaining"), path).toBeNull();
+      }
+    }
+    // The token endpoint from the same address is not the worse for it.
+    const refused = await token(
+      { grant_type: "refresh_token", client_id: "shelfc_nobody" },
+      { edge, address: "198.51.100.200" },
+    );
+    expect(refused.body.error).toBe("invalid_client");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("4");
+  });
+
+  it("counts registrations against their own per-address limit only, not the API's smaller one", async () => {
+    const edge = limitedEdge();
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Hosted connector", redirect_uris: [REDIRECT] }),
+    };
+    const statuses = [];
+    for (let index = 0; index < 8; index += 1) {
+      statuses.push((await call(edge, "/oauth/register", init, "198.51.100.204")).status);
+    }
+    expect(statuses).toEqual(Array(8).fill(201));
+  });
+
+  it("counts token requests per connected app, not per address; what names no app counts against the address", async () => {
+    const edge = limitedEdge();
+    const address = "198.51.100.201";
+    // Eight people's apps exchange their codes and refresh from one address: more than the limit, each served.
+    for (let person = 0; person < 8; person += 1) {
+      const grant = await approved();
+      const issued = await exchange(grant, {}, { edge, address });
+      expect(issued.status, `person ${person}`).toBe(200);
+      const refreshed = await exchange(
+        grant,
+        { grant_type: "refresh_token", refresh_token: issued.body.refresh_token, code: "", code_verifier: "" },
+        { edge, address },
+      );
+      expect(refreshed.status, `person ${person}`).toBe(200);
+      expect(refreshed.headers.get("x-ratelimit-remaining")).toBe("3");
+    }
+    // One app's own budget still ends: its code and four refreshes, then 429 slow_down.
+    const grant = await approved();
+    let answer = await exchange(grant, {}, { edge, address: "198.51.100.202" });
+    const statuses = [answer.status];
+    for (let refresh = 0; refresh < 5; refresh += 1) {
+      const fields = {
+        grant_type: "refresh_token",
+        refresh_token: answer.body.refresh_token,
+        code: "",
+        code_verifier: "",
+      };
+      answer = await exchange(grant, fields, { edge, address: "198.51.100.203" });
+      statuses.push(answer.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(answer.body.error).toBe("slow_down");
+    // Unknown clients and tokens name no app: the address's budget, used up after five.
+    const strangers = [];
+    for (let index = 0; index < 6; index += 1) {
+      const fields = {
+        grant_type: "refresh_token",
+        refresh_token: `shelf_rt_${"x".repeat(43)}`,
+        client_id: grant.clientId,
+      };
+      strangers.push((await token(fields, { edge, address })).status);
+    }
+    expect(strangers).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+});
+
+describe("a server on a loopback address, given to a host under another loopback name", () => {
+  const base = "http://localhost:3999";
+  const loopback: OAuthSettings = { issuer: base, resource: `${base}/api/mcp`, brand: "shelf" };
+  const edge = () =>
+    createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: base,
+      log: testLog,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      oauth: loopback,
+    });
+
+  it("names the resource and its metadata as the request's Host did (RFC 9728 3.3), and only a loopback name of it", async () => {
+    const server = edge();
+    const at = (path: string, host: string, init: RequestInit = {}) =>
+      handleFetch(server, new Request(`${base}${path}`, { ...init, headers: { ...init.headers, host } }));
+    for (const [host, origin] of [
+      ["127.0.0.1:3999", "http://127.0.0.1:3999"],
+      ["[::1]:3999", "http://[::1]:3999"],
+      ["localhost:3999", base],
+      ["127.0.0.1:4000", base],
+      ["shelf.example", base],
+      ["user@127.0.0.1:3999", base],
+    ]) {
+      const metadata = await (await at("/.well-known/oauth-protected-resource/api/mcp", host as string)).json();
+      expect(metadata.resource, host).toBe(`${origin}/api/mcp`);
+      expect(metadata.authorization_servers, host).toEqual([base]);
+    }
+    const challenge = await at("/api/mcp", "127.0.0.1:3999", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    });
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get("www-authenticate")).toContain(
+      'resource_metadata="http://127.0.0.1:3999/.well-known/oauth-protected-resource/api/mcp"',
+    );
+  });
+
+  it("issues tokens for the resource under any of its loopback names, and refuses another port", async () => {
+    const clientId = await newClient();
+    const { verifier, challenge } = pkce();
+    const asked = "http://127.0.0.1:3999/api/mcp";
+    const query = authorizeQuery(clientId, challenge, { resource: asked });
+    const outcome = await checkAuthorizationRequest(testDb.db, loopback, query);
+    if (outcome.kind !== "consent") throw new Error(`expected consent, got ${JSON.stringify(outcome)}`);
+    const account = await createAccount(testDb.db);
+    const code = new URL(await approveAuthorization(testDb.db, loopback, account.id, outcome.request)).searchParams.get(
+      "code",
+    ) as string;
+    const server = edge();
+    const issued = await token(
+      {
+        grant_type: "authorization_code",
+        code,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        resource: asked,
+      },
+      { edge: server },
+    );
+    expect(issued.status).toBe(200);
+    recordSecret(issued.body.access_token);
+    recordSecret(issued.body.refresh_token);
+    for (const host of ["127.0.0.1:3999", "localhost:3999"]) {
+      const opened = await mcpInitialize(issued.body.access_token, server, host);
+      expect(opened.status, host).toBe(200);
+    }
+    const refreshed = await token(
+      {
+        grant_type: "refresh_token",
+        refresh_token: issued.body.refresh_token,
+        client_id: clientId,
+        resource: "http://[::1]:3999/api/mcp",
+      },
+      { edge: server },
+    );
+    expect(refreshed.status).toBe(200);
+    recordSecret(refreshed.body.access_token);
+    recordSecret(refreshed.body.refresh_token);
+    const elsewhere = await checkAuthorizationRequest(
+      testDb.db,
+      loopback,
+      authorizeQuery(clientId, challenge, { resource: "http://127.0.0.1:4000/api/mcp" }),
+    );
+    expect(elsewhere.kind === "redirect" && new URL(elsewhere.location).searchParams.get("error")).toBe(
+      "invalid_target",
+    );
+  });
+});
+
 describe("authorization requests", () => {
   it("shows the person, and sends nothing, when the client or its redirect URI is not sure", async () => {
     const clientId = await newClient();
@@ -379,14 +593,13 @@ describe("authorization requests", () => {
     expect((await checkAuthorizationRequest(testDb.db, settings, twice)).kind).toBe("invalid");
   });
 
-  it("sends errors back with state and iss: no PKCE, plain PKCE, another resource, unknown scopes", async () => {
+  it("sends errors back with state and iss: no PKCE, plain PKCE, another resource, another response type", async () => {
     const clientId = await newClient();
     const { challenge } = pkce();
     const cases: [Record<string, string>, string][] = [
       [{ code_challenge: "" }, "invalid_request"],
       [{ code_challenge_method: "plain" }, "invalid_request"],
       [{ resource: "https://elsewhere.example/api/mcp" }, "invalid_target"],
-      [{ scope: "mcp.read admin.everything" }, "invalid_scope"],
       [{ response_type: "token" }, "unsupported_response_type"],
     ];
     for (const [change, error] of cases) {
@@ -419,6 +632,25 @@ describe("authorization requests", () => {
       authorizeQuery(clientId, challenge, { scope: "products.read offline_access" }),
     );
     expect(offline.kind === "consent" && offline.request.scopes).toEqual(["products.read", "mcp.read"]);
+  });
+
+  it("drops scopes that are not abilities, as registration does, and asks for the default when none is left", async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const scopesOf = async (scope: string) => {
+      const outcome = await checkAuthorizationRequest(
+        testDb.db,
+        settings,
+        authorizeQuery(clientId, challenge, { scope }),
+      );
+      expect(outcome.kind, scope).toBe("consent");
+      return outcome.kind === "consent" ? outcome.request.scopes : [];
+    };
+    // What Claude's web connector, generic hosts and OpenID clients send (RFC 6749 3.3 lets the server ignore them).
+    for (const scope of ["claudeai", "read write", "openid profile email", "offline_access", "  "]) {
+      expect(await scopesOf(scope), scope).toEqual(["products.read", "mcp.read"]);
+    }
+    expect(await scopesOf("orders.read admin.everything claudeai")).toEqual(["orders.read", "mcp.read"]);
   });
 });
 
@@ -719,19 +951,40 @@ describe("where tokens work", () => {
     expect((await list(neighbour.body.access_token)).status).toBe(404);
   });
 
-  it("gives parallel refreshes with one refresh token each a pair within the grace, and keeps the grant", async () => {
+  it("answers refreshes racing with one refresh token with one successor pair, never a fork of the grant", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
     const refresh = () =>
       token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId });
-    const answers = await Promise.all(Array.from({ length: 5 }, refresh));
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
-    for (const answer of answers) {
-      recordSecret(answer.body.access_token);
-      recordSecret(answer.body.refresh_token);
+    // The token's row is held from another connection until all five requests wait on it: they are certain to race.
+    const holder = postgres(testDb.url, { max: 2, onnotice: () => {} });
+    let racing: Promise<Awaited<ReturnType<typeof refresh>>[]> | undefined;
+    try {
+      await holder.begin(async (tx) => {
+        await tx`select id from oauth_tokens where token_hash = ${sha256(issued.body.refresh_token)} for update`;
+        let ended = false;
+        racing = Promise.all(Array.from({ length: 5 }, refresh)).finally(() => {
+          ended = true;
+        });
+        await lockWaiters(holder, 5, () => ended);
+      });
+    } finally {
+      await holder.end();
     }
-    expect(new Set(answers.map((answer) => answer.body.access_token)).size).toBe(5);
-    for (const answer of answers) expect((await mcpInitialize(answer.body.access_token)).status).toBe(200);
+    const answers = await (racing as NonNullable<typeof racing>);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    recordSecret(answers[0]?.body.access_token);
+    recordSecret(answers[0]?.body.refresh_token);
+    expect(new Set(answers.map((answer) => answer.body.access_token)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.body.refresh_token)).size).toBe(1);
+    expect(answers.map((answer) => answer.body.scope)).toEqual(Array(5).fill("products.read mcp.read"));
+    // One chain: a single live refresh token under the grant, the successor all five hold.
+    const live = await testDb.db.execute<{ count: number }>(
+      sql`select count(*)::int as count from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+        where g.client_id = ${grant.clientId} and t.kind = 'refresh' and t.used_at is null and t.revoked_at is null`,
+    );
+    expect(live[0]?.count).toBe(1);
+    expect((await mcpInitialize(answers[0]?.body.access_token)).status).toBe(200);
     // Another client presenting it is refused, and changes nothing.
     const stranger = await token({
       grant_type: "refresh_token",
@@ -740,6 +993,41 @@ describe("where tokens work", () => {
     });
     expect(stranger.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(answers[0]?.body.access_token)).status).toBe(200);
+  });
+
+  it("revokes the grant on reuse within the grace once the host has used the new access token", async () => {
+    const grant = await approved();
+    const issued = await exchange(grant);
+    const refresh = (refreshToken: string) =>
+      token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: grant.clientId });
+    const first = await refresh(issued.body.refresh_token);
+    recordSecret(first.body.access_token);
+    recordSecret(first.body.refresh_token);
+    // Before the host uses it, a reuse is one of its parallel refreshes: the same pair, with what is left of its hour.
+    const again = await refresh(issued.body.refresh_token);
+    expect(again.body).toMatchObject({
+      access_token: first.body.access_token,
+      refresh_token: first.body.refresh_token,
+    });
+    expect(again.body.expires_in).toBeLessThanOrEqual(3600);
+    expect(again.body.expires_in).toBeGreaterThan(3600 - REFRESH_REUSE_GRACE_SECONDS - 5);
+    // Moments after the host's first call with the new access token, its other call's refresh may still arrive.
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(200);
+    const trailing = await refresh(issued.body.refresh_token);
+    expect(trailing.body.access_token).toBe(first.body.access_token);
+    // Past that, a reuse is a copy in other hands.
+    await testDb.db.execute(
+      sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${PARALLEL_REFRESH_LAG_SECONDS + 1})
+        where token_hash = ${sha256(first.body.access_token)}`,
+    );
+    const replay = await refresh(issued.body.refresh_token);
+    expect(replay.body.error).toBe("invalid_grant");
+    expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
+    expect((await refresh(first.body.refresh_token)).body.error).toBe("invalid_grant");
+    const [row] = await testDb.db.execute<{ revoked: boolean }>(
+      sql`select revoked_at is not null as revoked from oauth_grants where client_id = ${grant.clientId}`,
+    );
+    expect(row?.revoked).toBe(true);
   });
 
   it("revokes the grant on reuse after the grace", async () => {
@@ -753,7 +1041,7 @@ describe("where tokens work", () => {
     recordSecret(first.body.refresh_token);
     await testDb.db.execute(
       sql`update oauth_tokens set used_at = used_at - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS + 1})
-        where token_hash = ${createHash("sha256").update(issued.body.refresh_token).digest("hex")}`,
+        where token_hash = ${sha256(issued.body.refresh_token)}`,
     );
     const late = await refresh();
     expect(late.body.error).toBe("invalid_grant");

@@ -15,16 +15,9 @@ export const ACCESS_TOKEN_SECONDS = 60 * 60;
 /** A refresh token unused this long is dead; each use hands out a new one with a new 30 days. */
 export const REFRESH_TOKEN_IDLE_SECONDS = 30 * 24 * 60 * 60;
 export const CODE_SECONDS = 5 * 60;
-/**
- * How long a rotated refresh token still works for the client it belongs to. MCP hosts refresh from parallel
- * requests (two tool calls in flight when the access token expires each start a refresh with the same token); the
- * later ones get a fresh pair under the same grant instead of revoking it. Reuse later than this, or after a token
- * the rotation gave has itself been used, still revokes the grant.
- */
-export const REFRESH_REUSE_GRACE_SECONDS = 30;
 
 const ACCESS_TOKEN = /^[a-z][a-z0-9]{1,11}_at_[A-Za-z0-9_-]{43}$/;
-const REFRESH_TOKEN = /^[a-z][a-z0-9]{1,11}_rt_[A-Za-z0-9_-]{43}$/;
+export const REFRESH_TOKEN = /^[a-z][a-z0-9]{1,11}_rt_[A-Za-z0-9_-]{43}$/;
 const CODE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Whether a PKCE verifier (RFC 7636: 43 to 128 unreserved characters) hashes to the S256 challenge. */
@@ -43,16 +36,21 @@ export type IssuedTokens = {
   scope: string;
 };
 
-type Executor = Parameters<Parameters<Database["transaction"]>[0]>[0] | Database;
+export type Executor = Parameters<Parameters<Database["transaction"]>[0]>[0] | Database;
 
-/** A new access token and refresh token under a grant. */
-async function issueTokens(
+export type TokenPair = { access: string; refresh: string };
+
+/** A new pair of tokens of this brand, random. */
+function randomPair(brand: string): TokenPair {
+  return { access: `${brand}_at_${randomSecret()}`, refresh: `${brand}_rt_${randomSecret()}` };
+}
+
+/** A new access token and refresh token under a grant: random, unless a rotation derived them. */
+export async function issueTokens(
   tx: Executor,
-  brand: string,
   grant: { grantId: number; codeId: number | null; scopes: string[]; resource: string },
+  { access, refresh }: TokenPair,
 ): Promise<IssuedTokens> {
-  const access = `${brand}_at_${randomSecret()}`;
-  const refresh = `${brand}_rt_${randomSecret()}`;
   await tx.insert(oauthTokens).values([
     {
       tokenHash: hashSecret(access),
@@ -164,12 +162,8 @@ export async function exchangeCode(
     if (!verifierMatches(input.verifier, row.code_challenge)) {
       return { error: new OAuthError("invalid_grant", "code_verifier does not match the code_challenge.") };
     }
-    const tokens = await issueTokens(tx, brand, {
-      grantId: row.grant_id,
-      codeId: row.id,
-      scopes: row.scopes,
-      resource: row.resource,
-    });
+    const grant = { grantId: row.grant_id, codeId: row.id, scopes: row.scopes, resource: row.resource };
+    const tokens = await issueTokens(tx, grant, randomPair(brand));
     return { tokens };
   });
   if ("error" in outcome) throw outcome.error;
@@ -177,79 +171,29 @@ export async function exchangeCode(
 }
 
 /**
- * The refresh token grant, with rotation: each refresh token is replaced when used. Presented again within
- * `REFRESH_REUSE_GRACE_SECONDS` by its client, while nothing its rotation gave has been used, it gives another fresh
- * pair (parallel refreshes of one host); any other reuse (a copy in other hands) revokes the whole grant: the app
- * must be connected again.
+ * The grant a token request's code or refresh token belongs to, if it is one of this client's (whether or not it is
+ * still good): what the request is counted against, so that a host refreshing for many people from one address is
+ * counted per person.
  */
-export async function refreshTokens(
+export async function grantPresented(
   db: Database,
-  brand: string,
-  input: { refreshToken: string; clientId: string; scope: string | undefined; resource: string | undefined },
-): Promise<IssuedTokens> {
-  if (!REFRESH_TOKEN.test(input.refreshToken)) throw new OAuthError("invalid_grant", "The refresh token is not valid.");
-  const outcome = await db.transaction(async (tx) => {
-    const [row] = await sqlRows<{
-      id: number;
-      grant_id: number;
-      code_id: number | null;
-      client_id: string;
-      scopes: string[];
-      resource: string;
-      expired: boolean;
-      used: boolean;
-      in_grace: boolean;
-      revoked: boolean;
-    }>(
-      tx,
-      // In grace: used moments ago, and no refresh token issued since under this grant has been used (the host has
-      // not moved on to the new pair, so this is one of its parallel refreshes, not a replay of an old token).
-      sql`select t.id, t.grant_id, t.code_id, g.client_id, t.scopes, t.resource, t.expires_at <= now() as expired,
-          t.used_at is not null as used,
-          (t.used_at > now() - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS}) and not exists (
-            select 1 from oauth_tokens later where later.grant_id = t.grant_id and later.kind = 'refresh'
-              and later.created_at >= t.used_at and later.used_at is not null)) as in_grace,
-          (t.revoked_at is not null or g.revoked_at is not null) as revoked
-        from oauth_tokens t join oauth_grants g on g.id = t.grant_id
-        where t.token_hash = ${hashSecret(input.refreshToken)} and t.kind = 'refresh' for update of t`,
-    );
-    if (!row || row.client_id !== input.clientId) {
-      return { error: new OAuthError("invalid_grant", "The refresh token is not valid.") };
-    }
-    if (row.used && !row.in_grace) {
-      await revokeGrant(tx, row.grant_id, "refresh_token_reused");
-      return {
-        error: new OAuthError(
-          "invalid_grant",
-          "The refresh token was already used: the app is disconnected for safety.",
-        ),
-      };
-    }
-    if (row.revoked) return { error: new OAuthError("invalid_grant", "The refresh token was revoked.") };
-    if (row.expired) return { error: new OAuthError("invalid_grant", "The refresh token has expired: sign in again.") };
-    let scopes = row.scopes;
-    if (input.scope !== undefined) {
-      const asked = parseScope(input.scope);
-      if (asked.some((scope) => !row.scopes.includes(scope))) {
-        return { error: new OAuthError("invalid_scope", "A refresh may narrow the scopes, never widen them.") };
-      }
-      scopes = asked;
-    }
-    if (input.resource !== undefined && input.resource !== row.resource) {
-      return { error: new OAuthError("invalid_target", "resource does not match the grant's.") };
-    }
-    // A reuse in grace keeps the first use's time: the grace runs from the rotation, not from the last reuse.
-    if (!row.used) await tx.update(oauthTokens).set({ usedAt: sql`now()` }).where(eq(oauthTokens.id, row.id));
-    const tokens = await issueTokens(tx, brand, {
-      grantId: row.grant_id,
-      codeId: row.code_id,
-      scopes,
-      resource: row.resource,
-    });
-    return { tokens };
-  });
-  if ("error" in outcome) throw outcome.error;
-  return outcome.tokens;
+  input: { clientId: string; code?: string; refreshToken?: string },
+): Promise<number | null> {
+  const { clientId, code, refreshToken } = input;
+  const [row] =
+    code !== undefined && CODE.test(code)
+      ? await sqlRows<{ grant_id: number }>(
+          db,
+          sql`select grant_id from oauth_codes where code_hash = ${hashSecret(code)} and client_id = ${clientId}`,
+        )
+      : refreshToken !== undefined && REFRESH_TOKEN.test(refreshToken)
+        ? await sqlRows<{ grant_id: number }>(
+            db,
+            sql`select t.grant_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id
+              where t.token_hash = ${hashSecret(refreshToken)} and t.kind = 'refresh' and g.client_id = ${clientId}`,
+          )
+        : [];
+  return row?.grant_id ?? null;
 }
 
 /**
@@ -304,8 +248,18 @@ export function parseScope(scope: string): string[] {
 }
 
 /**
+ * The scopes of a request that are abilities, each once. Hosts send names of their own (`claudeai`, `read write`,
+ * `openid profile email`, `offline_access`): RFC 6749 3.3 lets the server ignore what it does not know.
+ */
+export function knownScopes(scope: string): string[] {
+  return parseScope(scope).filter((name) => (accountAbilities as readonly string[]).includes(name));
+}
+
+/**
  * Access tokens as bearer credentials: live (unexpired, unrevoked, under a live grant), for an account whose
- * abilities are the granted scopes. The grant's last use is written at most once a minute (connected apps page).
+ * abilities are the granted scopes. A token's first use is written once (its host has moved on to its pair, which
+ * ends the grace of the refresh token that pair replaced); the grant's last use at most once a minute (connected
+ * apps page).
  */
 export const accessTokenResolver: BearerResolver = {
   matches: (token) => ACCESS_TOKEN.test(token),
@@ -317,16 +271,23 @@ export const accessTokenResolver: BearerResolver = {
       client_id: string;
       scopes: string[];
       resource: string;
+      first_use: boolean;
       stale: boolean;
     }>(
       db,
-      sql`select t.id, t.grant_id, g.account_id, g.client_id, t.scopes, t.resource,
+      sql`select t.id, t.grant_id, g.account_id, g.client_id, t.scopes, t.resource, t.used_at is null as first_use,
           (g.last_used_at is null or g.last_used_at < now() - interval '1 minute') as stale
         from oauth_tokens t join oauth_grants g on g.id = t.grant_id
         where t.token_hash = ${hashSecret(token)} and t.kind = 'access' and t.revoked_at is null
           and t.expires_at > now() and g.revoked_at is null`,
     );
     if (!row) return { status: "invalid" };
+    if (row.first_use) {
+      await db
+        .update(oauthTokens)
+        .set({ usedAt: sql`now()` })
+        .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt)));
+    }
     if (row.stale) {
       await db
         .update(oauthGrants)

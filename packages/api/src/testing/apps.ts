@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 
 export type RunningServer = {
@@ -80,6 +82,66 @@ export async function startAppServer(options: {
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export type NpmRun = {
+  npm: ChildProcess;
+  /** Everything npm started is in this process group. */
+  group: number;
+  output: () => string;
+  /** "close": every process holding its output is gone, and all it wrote has been read. */
+  exited: Promise<unknown[]>;
+  /** Waits for the output to match (rejects once npm exited without it, or after `ms`). */
+  waitFor: (pattern: RegExp, ms?: number) => Promise<RegExpExecArray>;
+};
+
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+
+/** `npm <args>` at the repository's root as operators run it: in its own process group, its output collected. */
+export function runNpm(args: string[], env: NodeJS.ProcessEnv): NpmRun {
+  const npm = spawn("npm", args, { cwd: repositoryRoot, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  npm.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  npm.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  return {
+    npm,
+    group: npm.pid as number,
+    output: () => output,
+    exited: once(npm, "close"),
+    waitFor: async (pattern, ms = 120_000) => {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const match = pattern.exec(output);
+        if (match) return match;
+        if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`no ${pattern} in:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+}
+
+/**
+ * The project's own files an app's production build says its server code needs (Next's `.nft.json` traces, which
+ * decide what a deployment ships): none but package.json files (Node reads their module type), else a dynamic file
+ * access made the build trace the whole project.
+ */
+export async function tracedProjectFiles(appDir: string): Promise<string[]> {
+  const buildDir = path.resolve(appDir, ".next");
+  const traced = new Set<string>();
+  const entries = await fs.readdir(buildDir, { recursive: true });
+  for (const trace of entries.filter((entry) => entry.endsWith(".nft.json"))) {
+    const { files } = JSON.parse(await fs.readFile(path.join(buildDir, trace), "utf8")) as { files: string[] };
+    for (const file of files) traced.add(path.resolve(buildDir, path.dirname(trace), file));
+  }
+  const own = (file: string) =>
+    !file.startsWith(`${buildDir}${path.sep}`) &&
+    !file.split(path.sep).includes("node_modules") &&
+    path.basename(file) !== "package.json";
+  return [...traced].filter(own).map((file) => path.relative(appDir, file));
 }
 
 /**

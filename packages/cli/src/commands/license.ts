@@ -58,7 +58,7 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
       `This device is blocked from ${product.name}: its account's owner blocked it on the product's page, or the seller cut it off.`,
       ExitCode.notEntitled,
       "device_revoked",
-      "Only the seller's support can restore the device; use the product on another device meanwhile.",
+      "A block made on the product's page is lifted on the account's devices page (Unblock); one the seller made, only the seller's support can lift.",
     );
   }
 

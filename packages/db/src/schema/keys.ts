@@ -29,9 +29,15 @@ export const apiKeys = pgTable(
     lastUsedAddress: text(),
     revokedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The one-time token of the key form that made this key: the unique index refuses a second key from the same
+     * form (a double press, a resent post), however close together they arrive.
+     */
+    formToken: text(),
   },
   (t) => [
     uniqueIndex("api_keys_hash_key").on(t.hash),
+    uniqueIndex("api_keys_form_token_key").on(t.accountId, t.formToken),
     index().on(t.accountId, t.productId),
     index().on(t.issuedByKeyId),
     check("api_keys_kind", sql`${t.kind} IN ('created', 'device')`),

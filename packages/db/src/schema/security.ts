@@ -14,6 +14,7 @@ export const securityEventKinds = [
   "key_revoked",
   "device_released",
   "device_blocked",
+  "device_unblocked",
   "app_connected",
   "app_disconnected",
   "account_deleted",

@@ -164,8 +164,16 @@ export const oauthTokens = pgTable(
     resource: text().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
-    /** A refresh token's first use: it was exchanged for new tokens then (a reuse in the grace keeps this time). */
+    /**
+     * A refresh token's first use: it was exchanged for new tokens then (a reuse in the grace keeps this time). An
+     * access token's first use as a credential: its host has moved on to the pair it belongs to.
+     */
     usedAt: timestamp({ withTimezone: true }),
+    /**
+     * A used refresh token's successor pair is derived from this random value and the refresh token itself (which
+     * only its holder has): a reuse within the grace derives, and answers, the same pair again.
+     */
+    successorSeed: text(),
     revokedAt: timestamp({ withTimezone: true }),
   },
   (t) => [

@@ -3,6 +3,7 @@ import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
 import { dateFormatter, moneyFormatter } from "../../../src/format";
+import { shownName } from "../../../src/names";
 import { cancelSubscriptionAction, makeDefaultCardAction, removeCardAction, resumeSubscriptionAction } from "./actions";
 import { WithdrawForm } from "./withdraw-form";
 
@@ -99,7 +100,7 @@ export default async function BillingPage({ searchParams }: Props) {
                     <div>
                       <dt>{t("card")}</dt>
                       <dd>
-                        {subscription.payment_method_brand} •••• {subscription.payment_method_last4}
+                        {shownName(subscription.payment_method_brand ?? "")} •••• {subscription.payment_method_last4}
                       </dd>
                     </div>
                   )}
@@ -256,7 +257,7 @@ export default async function BillingPage({ searchParams }: Props) {
           <ul className="records">
             {cards.map((card) => (
               <li key={card.id}>
-                {card.brand} {card.masked_number}{" "}
+                {shownName(card.brand)} {card.masked_number}{" "}
                 <span className="muted small">
                   {t("expires", { month: String(card.exp_month).padStart(2, "0"), year: card.exp_year })}
                 </span>{" "}
@@ -273,7 +274,7 @@ export default async function BillingPage({ searchParams }: Props) {
                   )}
                   <ConfirmButton
                     label={t("removeCard")}
-                    title={t("removeCardTitle", { card: `${card.brand} ${card.masked_number}` })}
+                    title={t("removeCardTitle", { card: `${shownName(card.brand)} ${card.masked_number}` })}
                     body={card.is_default && cards.length > 1 ? t("removeDefaultBody") : t("removeCardBody")}
                     confirmLabel={t("removeCard")}
                     cancelLabel={t("keepCard")}

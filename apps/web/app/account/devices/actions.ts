@@ -11,3 +11,14 @@ export async function releaseDevice(form: FormData): Promise<void> {
   if (id !== null) await settleRemoval(async () => (await pageCaller(session)).device.release({ id }));
   revalidatePath("/account/devices");
 }
+
+/** Lifts a block the person made on the product page: the device's next license check may take a seat again. */
+export async function unblockDevice(form: FormData): Promise<void> {
+  const session = await requireSession("/account/devices");
+  const id = postedId(form);
+  const product = Number(form.get("product"));
+  if (id !== null && Number.isInteger(product) && product > 0) {
+    await settleRemoval(async () => (await pageCaller(session)).device.unblock({ id, product }));
+  }
+  revalidatePath("/account/devices");
+}

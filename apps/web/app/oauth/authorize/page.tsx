@@ -1,4 +1,4 @@
-import { checkAuthorizationRequest, isNativeApp } from "@shelf/api";
+import { checkAuthorizationRequest, consentScopes, isNativeApp } from "@shelf/api";
 import { setPageStatus } from "@shelf/api/host/pages";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
@@ -52,6 +52,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
     redirect(`/oauth/authorize?${query}`);
   }
   const session = await requireSession(`/oauth/authorize?${query}`);
+  const scopes = await consentScopes(runtime.db, session.accountId, request);
   const serialized = query.toString();
   const redirectUrl = new URL(request.redirectUri);
   // A native app's private-use scheme (cursor://anysphere.cursor-mcp/...) is named with its scheme: that is the app.
@@ -92,16 +93,29 @@ export default async function AuthorizePage({ searchParams }: Props) {
           <legend>{t("scopesTitle")}</legend>
           <p className="hint">{t("scopesHint")}</p>
           <ul>
-            {request.scopes.map((scope) => (
+            {scopes.map(({ scope, held }) => (
               <li key={scope}>
                 <label>
-                  {/* mcp.read is what a connection is: it cannot be unticked (and is always granted). */}
-                  <input type="checkbox" name="scope" value={scope} defaultChecked disabled={scope === "mcp.read"} />{" "}
+                  {/* mcp.read is what a connection is, and what the app holds stays: neither can be unticked. */}
+                  <input
+                    type="checkbox"
+                    name="scope"
+                    value={scope}
+                    defaultChecked
+                    disabled={held || scope === "mcp.read"}
+                  />{" "}
                   <code>{scope}</code> <span className="muted">{t(`scope.${scope.replace(/[.-]/g, "_")}`)}</span>
+                  {held && (
+                    <>
+                      {" "}
+                      <span className="badge">{t("alreadyAllowed")}</span>
+                    </>
+                  )}
                 </label>
               </li>
             ))}
           </ul>
+          {scopes.some(({ held }) => held) && <p className="hint">{t("heldHint", { client: request.client.name })}</p>}
         </fieldset>
         <p className="hint">{t("disconnectHint")}</p>
         <input type="hidden" name="request" value={serialized} />

@@ -10,15 +10,21 @@ import { createKeyAction } from "./actions";
 
 type Scope = { value: string; label: string; free: number };
 
-/** Create a key: name, abilities (contract 5.7's defaults ticked), scope with its free slots, expiry. */
+/**
+ * Create a key: name, abilities (contract 5.7's defaults ticked), scope with its free slots, expiry. One press sends
+ * the form once (the presses that follow before the answer are dropped), and the server makes one key per form token
+ * (`formToken`, new with each render of the page).
+ */
 export function CreateKeyForm({
   abilities,
   defaults,
   scopes,
+  formToken,
 }: {
   abilities: string[];
   defaults: string[];
   scopes: Scope[];
+  formToken: string;
 }) {
   const t = useTranslations("keys");
   const [state, action, pending] = useActionState(createKeyAction, idle);
@@ -27,6 +33,12 @@ export function CreateKeyForm({
   const form = useRef<HTMLFormElement>(null);
   const shown = useRef<HTMLElement>(null);
   const alert = useRef<HTMLParagraphElement>(null);
+  const sending = useRef(false);
+  const submit = keepTyped(action);
+
+  useEffect(() => {
+    if (!pending) sending.current = false;
+  }, [pending]);
 
   useEffect(() => {
     if (state.status === "done") {
@@ -77,7 +89,17 @@ export function CreateKeyForm({
           </button>
         </section>
       )}
-      <form action={action} onSubmit={keepTyped(action)} ref={form} className="stack">
+      <form
+        action={action}
+        onSubmit={(event) => {
+          if (sending.current) return event.preventDefault();
+          sending.current = true;
+          submit(event);
+        }}
+        ref={form}
+        className="stack"
+      >
+        <input type="hidden" name="form_token" value={formToken} />
         {state.status === "failed" && (
           <p className="error" role="alert" tabIndex={-1} ref={alert}>
             {state.message}

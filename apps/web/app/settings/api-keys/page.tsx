@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { accountAbilities, defaultAbilities } from "@shelf/api";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
@@ -88,7 +89,7 @@ export default async function ApiKeysPage({ searchParams }: Props) {
         >
           {keys.map((key) => (
             <tr key={key.id}>
-              <td>
+              <td data-label={t("name")}>
                 {key.name ?? "—"}
                 <div className="muted small">
                   {key.kind === "device"
@@ -96,14 +97,14 @@ export default async function ApiKeysPage({ searchParams }: Props) {
                     : t("kindCreated")}
                 </div>
               </td>
-              <td>
+              <td data-label={t("prefix")}>
                 <code className="prefix">{key.prefix}…</code>
               </td>
-              <td>
+              <td data-label={t("abilities")}>
                 <CodeTags items={key.abilities} />
               </td>
-              <td>{key.product ? key.product.name : t("accountWide")}</td>
-              <td>
+              <td data-label={t("scope")}>{key.product ? key.product.name : t("accountWide")}</td>
+              <td data-label={t("dates")}>
                 <dl className="dates">
                   <dt>{t("created")}</dt>
                   <dd>{date(key.created_at)}</dd>
@@ -118,7 +119,7 @@ export default async function ApiKeysPage({ searchParams }: Props) {
                   <dd>{key.expires_at ? date(key.expires_at) : t("noExpiry")}</dd>
                 </dl>
               </td>
-              <td>
+              <td className="row-actions">
                 <ConfirmButton
                   label={t("revoke")}
                   title={t("revokeTitle", { name: key.name ?? key.prefix })}
@@ -187,6 +188,7 @@ export default async function ApiKeysPage({ searchParams }: Props) {
       <section aria-labelledby="create-title" className="card">
         <h2 id="create-title">{t("createTitle")}</h2>
         <CreateKeyForm
+          formToken={randomBytes(18).toString("base64url")}
           abilities={[...accountAbilities]}
           defaults={[...defaultAbilities.created]}
           scopes={scopes.map((scope) => ({

@@ -30,16 +30,16 @@ export default async function ConnectedAppsPage() {
       >
         {apps.map((app) => (
           <tr key={app.id}>
-            <td>{app.client_name}</td>
-            <td>
+            <td data-label={t("name")}>{app.client_name}</td>
+            <td data-label={t("redirectHost")}>
               <code>{app.redirect_host}</code>
             </td>
-            <td>
+            <td data-label={t("scopes")}>
               <CodeTags items={app.scopes} />
             </td>
-            <td>{date(app.created_at)}</td>
-            <td>{app.last_used_at ? date(app.last_used_at, true) : t("never")}</td>
-            <td>
+            <td data-label={t("created")}>{date(app.created_at)}</td>
+            <td data-label={t("lastUsed")}>{app.last_used_at ? date(app.last_used_at, true) : t("never")}</td>
+            <td className="row-actions">
               <ConfirmButton
                 label={t("disconnect")}
                 title={t("disconnectTitle", { name: app.client_name })}

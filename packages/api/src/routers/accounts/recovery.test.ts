@@ -11,7 +11,7 @@ import { createAccount } from "../../testing/factories";
 import { testLog } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp";
-import { type RecoveryDeps, requestPasswordReset, resetPassword } from "./recovery";
+import { type RecoveryDeps, requestPasswordReset, resetLinkWorks, resetPassword } from "./recovery";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const BASE = "http://shelf.test";
@@ -115,7 +115,7 @@ describe("forgot password", () => {
     ).rejects.toMatchObject({ errors: { email: expect.any(Array) } });
   });
 
-  it("refuses an expired link, a link replaced by a newer one, and a short password (the link then still works)", async () => {
+  it("refuses an expired link, a link replaced by a newer one, and a short password (the link then still works), and says which links work before any is used", async () => {
     const { db } = testDb;
     const account = await person();
     const d = await deps();
@@ -124,6 +124,12 @@ describe("forgot password", () => {
     await requestPasswordReset(db, d, { email: account.email, address: "192.0.2.3", language: "en" });
     const second = tokenOf(linkIn(await smtp.next(account.email), `${BASE}/reset-password#`));
     expect(second).not.toBe(first);
+    // Asked before the form is shown: the replaced link does not work, the newest does, and asking uses nothing up.
+    expect(await resetLinkWorks(db, first)).toBe(false);
+    expect(await resetLinkWorks(db, second)).toBe(true);
+    expect(await resetLinkWorks(db, second)).toBe(true);
+    expect(await resetLinkWorks(db, "")).toBe(false);
+    expect(await resetLinkWorks(db, "x".repeat(500))).toBe(false);
     await expect(resetPassword(db, { token: first, new_password: "long enough one" })).rejects.toMatchObject({
       code: "reset_link_invalid",
     });
@@ -136,6 +142,7 @@ describe("forgot password", () => {
     await expect(resetPassword(db, { token: second, new_password: "long enough one" })).rejects.toMatchObject({
       code: "reset_link_invalid",
     });
+    expect(await resetLinkWorks(db, second)).toBe(false);
     await expect(resetPassword(db, { token: "x".repeat(500), new_password: "long enough one" })).rejects.toThrow();
     const [unchanged] = await db.select().from(schema.accounts).where(eq(schema.accounts.id, account.id));
     expect(await verifyPassword("the old password", unchanged?.passwordHash as string)).toBe(true);

@@ -83,6 +83,25 @@ export async function requestPasswordReset(
   });
 }
 
+/** The conditions under which a link's row still works: this secret, never used, not expired. */
+function liveLink(token: string) {
+  return and(
+    eq(passwordResets.tokenHash, hashSecret(token)),
+    isNull(passwordResets.usedAt),
+    gt(passwordResets.expiresAt, sql`now()`),
+  );
+}
+
+/**
+ * Whether a "forgot password" link would still set a password, without using it up: the page asks before it shows the
+ * form, so that a dead link says so at once instead of after a new password was typed.
+ */
+export async function resetLinkWorks(db: Database, token: string): Promise<boolean> {
+  if (token.length === 0 || token.length > 128) return false;
+  const [link] = await db.select({ id: passwordResets.id }).from(passwordResets).where(liveLink(token));
+  return link !== undefined;
+}
+
 /**
  * Sets a new password from a "forgot password" link, which is then used up: the link, the new password, every session
  * of the account ended and the security log's row are one transaction. A link unknown, expired or used is refused.
@@ -99,13 +118,7 @@ export async function resetPassword(
       .select({ id: passwordResets.id, accountId: passwordResets.accountId, email: accounts.email })
       .from(passwordResets)
       .innerJoin(accounts, eq(accounts.id, passwordResets.accountId))
-      .where(
-        and(
-          eq(passwordResets.tokenHash, hashSecret(input.token)),
-          isNull(passwordResets.usedAt),
-          gt(passwordResets.expiresAt, sql`now()`),
-        ),
-      )
+      .where(liveLink(input.token))
       .for("update", { of: passwordResets });
     if (!link) throw new DomainError("reset_link_invalid");
     await tx.update(passwordResets).set({ usedAt: sql`now()` }).where(eq(passwordResets.id, link.id));

@@ -11,7 +11,7 @@ const { clientPolicy, clientPolicyRevocations, deviceActivations, products } = s
 type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /** Every change to the policy, revocations included, gives it a new version. */
-async function bumpVersion(tx: Transaction) {
+export async function bumpVersion(tx: Transaction) {
   const [row] = await tx
     .update(clientPolicy)
     .set({ version: sql`${clientPolicy.version} + 1`, updatedAt: sql`now()` })

@@ -485,8 +485,8 @@ export const SUBMIT_WAIT_MS = 3000;
  * `POST .../runs/{run}/submit`: freezes the run (submitted: it takes no more uploads), which frees the collection
  * lock, records what the collector reports (accounts found, build versions), then replays it into the gallery. The
  * answer is the run after its replay (`replayed` with what it added, changed and removed, or `failed` with the
- * replay's error) when the replay ends within `waitMs`; else the run `replaying`, which its status then follows. A
- * replay cut off by a stopped process is resumed by `resumeStaleReplays`.
+ * replay's error) when the replay ends within `waitMs` (Infinity: whenever it ends); else the run `replaying`, which
+ * its status then follows. A replay cut off by a stopped process is resumed by `resumeStaleReplays`.
  */
 export async function submitRun(
   db: Database,
@@ -507,14 +507,19 @@ export async function submitRun(
     .returning({ id: collectRuns.id });
   if (!frozen) await refuseClosed(db, agent, input.run);
   const replay = settleReplay(db, store, input.run, options.log);
-  let waited: NodeJS.Timeout | undefined;
-  await Promise.race([
-    replay,
-    new Promise((resolve) => {
-      waited = setTimeout(resolve, options.waitMs ?? SUBMIT_WAIT_MS);
-    }),
-  ]);
-  clearTimeout(waited);
+  const waitMs = options.waitMs ?? SUBMIT_WAIT_MS;
+  // setTimeout would fire at once for Infinity (it takes at most 2^31 - 1 ms).
+  if (waitMs === Number.POSITIVE_INFINITY) await replay;
+  else {
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([
+      replay,
+      new Promise((resolve) => {
+        waited = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(waited);
+  }
   return readRun(db, agent, input.run);
 }
 

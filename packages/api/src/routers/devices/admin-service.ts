@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
 import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
-import { revokeDevice } from "../client-config/admin-service";
+import { bumpVersion, revokeDevice } from "../client-config/admin-service";
 import { entitledSql } from "../products/access";
 
 export type DeviceListRow = {
@@ -14,9 +14,13 @@ export type DeviceListRow = {
   last_seen_at: string | null;
   last_app_version: string | null;
   products: { product_id: number; product_name: string; activated_at: string; last_checked_at: string }[];
+  blocked: { product_id: number; product_name: string; by: "owner" | "seller"; blocked_at: string }[];
 };
 
-/** `device:list`: an account's devices and the products each holds a seat on. */
+/**
+ * `device:list`: an account's devices, the products each holds a seat on, and the products it is blocked from: by the
+ * account's owner (who may unblock it), or by the seller (`policy:revoke`) on a product the account has held.
+ */
 export async function listDevices(db: Database, accountId: number): Promise<DeviceListRow[]> {
   return sqlRows<DeviceListRow>(
     db,
@@ -25,7 +29,15 @@ export async function listDevices(db: Database, accountId: number): Promise<Devi
         coalesce((select json_agg(json_build_object('product_id', p.id, 'product_name', p.name,
             'activated_at', ${sql.raw(isoSql("da.activated_at"))}, 'last_checked_at', ${sql.raw(isoSql("da.last_checked_at"))})
             order by p.name, p.id)
-          from device_activations da join products p on p.id = da.product_id where da.device_id = d.id), '[]') as products
+          from device_activations da join products p on p.id = da.product_id where da.device_id = d.id), '[]') as products,
+        coalesce((select json_agg(json_build_object('product_id', p.id, 'product_name', p.name,
+            'by', case when r.blocked_by_account_id is null then 'seller' else 'owner' end,
+            'blocked_at', ${sql.raw(isoSql("r.created_at"))}) order by p.name, p.id)
+          from client_policy_revocations r join products p on p.id = r.product_id
+          where r.device_identifier = d.identifier
+            and (r.blocked_by_account_id = d.account_id or (r.blocked_by_account_id is null
+              and exists (select 1 from entitlements e where e.account_id = d.account_id and e.product_id = r.product_id)))),
+          '[]') as blocked
       from devices d where d.account_id = ${accountId}
       order by d.last_seen_at desc nulls last, d.id`,
   );
@@ -78,4 +90,28 @@ export async function blockDevice(db: Database, accountId: number, deviceId: num
   if (!device) throw new DomainError("not_found", "Device not found.");
   if (!device.allowed) throw new DomainError("not_found", "Product not found.");
   return revokeDevice(db, productId, device.identifier, { accountId, name: device.name });
+}
+
+/**
+ * A person lifting a block they made on one of their devices: its next license check takes a seat again if one is free.
+ * A block the seller made (`policy:revoke`) stays: only the operator's `policy:restore` lifts it.
+ */
+export async function unblockDevice(db: Database, accountId: number, deviceId: number, productId: number) {
+  return db.transaction(async (tx) => {
+    const [lifted] = await sqlRows<{ identifier: string; name: string | null }>(
+      tx,
+      sql`delete from client_policy_revocations r using devices d
+        where d.id = ${deviceId} and d.account_id = ${accountId} and r.device_identifier = d.identifier
+          and r.product_id = ${productId} and r.blocked_by_account_id = ${accountId}
+        returning d.identifier, d.name`,
+    );
+    if (!lifted) throw new DomainError("not_found", "That device is not blocked by this account on that product.");
+    const { version } = await bumpVersion(tx);
+    await recordSecurityEvent(tx, {
+      accountId,
+      kind: "device_unblocked",
+      detail: { identifier: lifted.identifier, product: productId, name: lifted.name },
+    });
+    return { product_id: productId, device_id: lifted.identifier, version };
+  });
 }

@@ -16,6 +16,7 @@ import {
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
+import { revokeDevice } from "../client-config/admin-service";
 import { grantPass } from "../subscriptions/admin-service";
 import { BulkActivateData, BundlesData, DeviceEntitlementsData, InstallRecordData, UsageData } from "./schemas";
 
@@ -451,5 +452,47 @@ describe("blocking a device from the product page (a signed-in person)", () => {
       device_id: "their-pc",
     });
     expect(theirCheck.body).toMatchObject({ licensed: true, code: "valid" });
+  });
+
+  it("lists the blocked device as blocked, not released, and lets its owner unblock it; a seller's block stays", async () => {
+    const { account, key, products } = await device(2);
+    const [product, second] = products as [(typeof products)[0], (typeof products)[0]];
+    for (const held of [product, second]) {
+      expect((await post("/api/license/check", key, { product_id: held.id, device_id: "found-mac" })).status).toBe(200);
+    }
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    const [mine] = await caller.device.seats();
+    const id = mine?.id as number;
+    await caller.device.block({ id, product: product.id });
+    // The seller cuts the same device off the second product (the operator's policy:revoke).
+    await revokeDevice(testDb.db, second.id, "found-mac");
+    const [listed] = await caller.device.seats();
+    expect(listed?.products).toEqual([]);
+    expect(listed?.blocked).toEqual([
+      expect.objectContaining({ product_id: product.id, by: "owner" }),
+      expect.objectContaining({ product_id: second.id, by: "seller" }),
+    ]);
+
+    // Another account cannot lift it, nor can the owner lift the seller's block.
+    const stranger = await device(1);
+    const other = (await signedInCaller(testDb.db, stranger.account.id)).caller;
+    await expect(other.device.unblock({ id, product: product.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(caller.device.unblock({ id, product: second.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+
+    await expect(caller.device.unblock({ id, product: product.id })).resolves.toMatchObject({
+      product_id: product.id,
+      device_id: "found-mac",
+    });
+    await expect(caller.device.unblock({ id, product: product.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const back = await post("/api/license/check", key, { product_id: product.id, device_id: "found-mac" });
+    expect(back.body).toMatchObject({ licensed: true, code: "valid" });
+    const still = await post("/api/license/check", key, { product_id: second.id, device_id: "found-mac" });
+    expect(still.body).toMatchObject({ licensed: false, code: "device_revoked" });
+    expect((await caller.device.seats())[0]?.blocked).toEqual([expect.objectContaining({ product_id: second.id })]);
+    const log = await testDb.db
+      .select({ kind: schema.securityEvents.kind })
+      .from(schema.securityEvents)
+      .where(eq(schema.securityEvents.accountId, account.id));
+    expect(log.map((row) => row.kind)).toContain("device_unblocked");
   });
 });

@@ -4,7 +4,7 @@ import { DomainError } from "../../errors";
 import { accountProcedure, type ExampleContext, router, sessionProcedure } from "../../trpc";
 import { createApiKey } from "../keys/service";
 import { createSubscription } from "../subscriptions/admin-service";
-import { blockDevice, deactivateDevice, listDevices } from "./admin-service";
+import { blockDevice, deactivateDevice, listDevices, unblockDevice } from "./admin-service";
 import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./example";
 import {
   AccountDeviceData,
@@ -17,6 +17,7 @@ import {
   InstallRecordData,
   InstallRecordInput,
   ReleasedDeviceData,
+  UnblockedDeviceData,
   UsageData,
   UsageInput,
 } from "./schemas";
@@ -175,4 +176,11 @@ export const devicesRouter = router({
     .input(BlockDeviceInput)
     .output(BlockedDeviceData)
     .mutation(({ ctx, input }) => blockDevice(ctx.db, ctx.caller.accountId, input.id, input.product)),
+
+  /** The devices page: lift a block the person made; a block of the seller's stays. */
+  unblock: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(BlockDeviceInput)
+    .output(UnblockedDeviceData)
+    .mutation(({ ctx, input }) => unblockDevice(ctx.db, ctx.caller.accountId, input.id, input.product)),
 });

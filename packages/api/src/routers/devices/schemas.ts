@@ -155,6 +155,15 @@ export const AccountDeviceData = z.object({
       last_checked_at: z.string(),
     }),
   ),
+  /** Products the device is kept off: by the account's owner (who may unblock it) or by the seller. */
+  blocked: z.array(
+    z.object({
+      product_id: z.number().int(),
+      product_name: z.string(),
+      by: z.enum(["owner", "seller"]),
+      blocked_at: z.string(),
+    }),
+  ),
 });
 
 export const DeviceIdInput = z.object({ id: z.number().int().positive() });
@@ -167,6 +176,12 @@ export const ReleasedDeviceData = z.object({
 });
 
 export const BlockDeviceInput = z.object({ id: z.number().int().positive(), product: z.number().int().positive() });
+
+export const UnblockedDeviceData = z.object({
+  product_id: z.number().int(),
+  device_id: z.string(),
+  version: z.number().int(),
+});
 
 export const BlockedDeviceData = z.object({
   product_id: z.number().int(),

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
@@ -11,6 +12,7 @@ import {
   recordSecret,
   signedInCaller,
 } from "../../testing";
+import { raceOnLock } from "../../testing/race";
 
 let testDb: TestDatabase;
 let request: ReturnType<typeof createApiClient>;
@@ -95,6 +97,53 @@ describe("the key list of developer settings", () => {
     for (const result of results) if (result.status === "fulfilled") recordSecret(result.value.key);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(3);
     expect((await caller.keys.list()).keys).toHaveLength(3);
+  });
+
+  it("makes one key from one form token, however many submissions of the form race, and a new token makes another", async () => {
+    const { account, caller } = await person();
+    const formToken = randomBytes(18).toString("base64url");
+    const submit = (scope: number | null) => () =>
+      caller.keys.create({
+        name: "pressed three times",
+        abilities: ["mcp.read"],
+        form_token: formToken,
+        product_id: scope,
+      });
+    // Held on the scope's lock until every submission waits on a lock: they are certain to arrive together.
+    const results = await raceOnLock(testDb.db, sql`select pg_advisory_xact_lock(${account.id}, 0)`, [
+      submit(null),
+      submit(null),
+      submit(null),
+    ]);
+    for (const result of results) if (result.status === "fulfilled") recordSecret(result.value.key);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    for (const result of results.filter((result) => result.status === "rejected")) {
+      expect((result as PromiseRejectedResult).reason).toMatchObject({
+        code: "CONFLICT",
+        cause: { code: "conflict", details: { form_token: "already_used" } },
+      });
+    }
+    expect((await caller.keys.list()).keys.map((key) => key.name)).toEqual(["pressed three times"]);
+    const created = await testDb.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from security_events where account_id = ${account.id} and kind = 'key_created'`,
+    );
+    expect(created[0]?.n).toBe(1);
+    // A new form (its own token) makes the next key; a malformed token is refused before anything is written.
+    recordSecret(
+      (
+        await caller.keys.create({
+          name: "next",
+          abilities: ["mcp.read"],
+          form_token: randomBytes(18).toString("base64url"),
+        })
+      ).key,
+    );
+    await expect(caller.keys.create({ name: "x", abilities: ["mcp.read"], form_token: "short" })).rejects.toMatchObject(
+      {
+        code: "BAD_REQUEST",
+      },
+    );
+    expect((await caller.keys.list()).keys).toHaveLength(2);
   });
 
   it("takes only account abilities, a name, and an expiry in the future", async () => {

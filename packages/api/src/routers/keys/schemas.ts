@@ -11,6 +11,7 @@ export const CreateKeyInput = z.object({
   expiresAt: z.date().nullish(),
   /** The device key whose bulk activation issues this product key. */
   issuedByKeyId: z.number().int().positive().nullish(),
+  formToken: z.string().nullish(),
 });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
@@ -75,6 +76,11 @@ export const CreateOwnKeyInput = z.object({
     .refine((list) => new Set(list).size === list.length, "must not repeat an ability"),
   product_id: z.number().int().positive().nullable().default(null),
   expires_at: z.iso.datetime({ offset: true }).nullable().default(null),
+  /** The key form's one-time token: a second key from the same form is refused (409 `conflict`). */
+  form_token: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,64}$/)
+    .optional(),
 });
 export type CreateOwnKeyInput = z.input<typeof CreateOwnKeyInput>;
 

@@ -4,7 +4,7 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { defaultAbilities } from "../../abilities";
 import { DEVICE_KEY_IDLE_DAYS } from "../../auth/api-key";
 import { generateKeySecret, hashSecret, KEY_SECRET_PATTERN, visiblePrefix } from "../../auth/key-secret";
-import { DomainError, parseInput, ValidationError } from "../../errors";
+import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
 import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, entitledSql } from "../products/access";
@@ -38,6 +38,13 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     revoked_at: row.revokedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
   };
+}
+
+/** A second key from one key form: the first one made the key, which is in the list (its value was shown once). */
+function formAlreadySent(): DomainError {
+  return new DomainError("conflict", "This form was already sent: the key it made is in the key list.", {
+    form_token: "already_used",
+  });
 }
 
 function liveKeyCondition(now: Date) {
@@ -126,8 +133,13 @@ export async function createApiKey(
         abilities,
         expiresAt,
         createdAt: now,
+        formToken: input.formToken ?? null,
       })
-      .returning();
+      .returning()
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error, "api_keys_form_token_key")) throw formAlreadySent();
+        throw error;
+      });
     const key = created as ApiKeyRow;
     await recordSecurityEvent(tx, {
       accountId: input.accountId,
@@ -278,6 +290,7 @@ export async function createOwnKey(
       abilities: input.abilities,
       productId: input.product_id,
       expiresAt,
+      formToken: input.form_token,
     },
     brand,
   );

@@ -173,7 +173,7 @@ const messages: Record<LicenseCode, string> = {
 
 /** The same code (`device_revoked`, as the contract names it), worded for a block the account's owner made. */
 const BLOCKED_BY_OWNER_MESSAGE =
-  "This device was blocked from the product by the account's owner (on the product's page). Only the seller's support can restore it.";
+  "This device was blocked from the product by the account's owner (on the product's page); the owner can unblock it on the account's devices page.";
 
 function messageOf(code: LicenseCode, state: LicenseState): string {
   return code === "device_revoked" && state.device_blocked_by_owner ? BLOCKED_BY_OWNER_MESSAGE : messages[code];

@@ -22,7 +22,7 @@ import {
   TokenData,
   TokenInput,
 } from "./schemas";
-import { requestTokens, revoke } from "./service";
+import { requestTokens, revoke, tokenRequestSubject } from "./service";
 
 const tags = ["oauth"];
 const EXAMPLE_REDIRECT = "http://127.0.0.1:45678/cb";
@@ -62,13 +62,14 @@ function resourceMetadataRoute(path: `/${string}`, summary: string, description:
       ability: "public",
       oauth: { invalidInput: "invalid_request" },
       noDatabase: true,
-      openapi: { method: "GET", path, tags, summary, description },
+      limitedBy: false,
+      openapi: { method: "GET", path, tags, summary, description: `${description} Counted against no rate limit.` },
     })
     .input(z.object({}))
     .output(ProtectedResourceMetadataData)
     .query(({ ctx }) => {
       ctx.res.headers["cache-control"] = METADATA_CACHE;
-      return protectedResourceMetadata(oauthOf(ctx));
+      return protectedResourceMetadata(oauthOf(ctx), ctx.http?.header("host"));
     });
 }
 
@@ -83,13 +84,14 @@ export const oauthRouter = router({
       ability: "public",
       oauth: { invalidInput: "invalid_request" },
       noDatabase: true,
+      limitedBy: false,
       openapi: {
         method: "GET",
         path: AUTHORIZATION_SERVER_METADATA_PATH,
         tags,
         summary: "Authorization server metadata (RFC 8414)",
         description:
-          "Where an MCP client finds the authorization, token, registration and revocation endpoints, the scopes (the account abilities), S256 PKCE, public clients (`none`) and whether client ID metadata documents are accepted.",
+          "Where an MCP client finds the authorization, token, registration and revocation endpoints, the scopes (the account abilities), S256 PKCE, public clients (`none`) and whether client ID metadata documents are accepted. Static and cacheable: counted against no rate limit (hosted connectors discover for all their people from a few addresses).",
       },
     })
     .input(z.object({}))
@@ -117,14 +119,15 @@ export const oauthRouter = router({
       oauth: { invalidInput: "invalid_client_metadata" },
       exactPath: true,
       successStatus: 201,
-      addressLimit: { name: "oauth-register", perMinute: OAUTH_REGISTRATIONS_PER_MINUTE },
+      // Instead of the API's anonymous budget per address, which is smaller: its own limit is the one to tune.
+      addressLimit: { name: "oauth-register", perMinute: OAUTH_REGISTRATIONS_PER_MINUTE, instead: true },
       errors: ["invalid_redirect_uri", "invalid_client_metadata"],
       openapi: {
         method: "POST",
         path: "/oauth/register",
         tags,
         summary: "Register a client (RFC 7591)",
-        description: `Dynamic registration of a public client, as MCP hosts send it: whatever authentication method is asked for, the client is registered public and the answer says \`token_endpoint_auth_method: "none"\` (PKCE protects the code); grant types other than \`authorization_code\` and \`refresh_token\` and scopes that are not abilities are dropped, and the answer lists what was granted. Redirect URIs: https, http on a loopback address, or a native app's private-use scheme (RFC 8252 7.1). Refusals: 400 \`invalid_redirect_uri\` or \`invalid_client_metadata\` with \`error_description\`. At most ${OAUTH_REGISTRATIONS_PER_MINUTE} a minute from one address by default (\`SHELF_OAUTH_REGISTRATIONS_PER_MINUTE\`).`,
+        description: `Dynamic registration of a public client, as MCP hosts send it: whatever authentication method is asked for, the client is registered public and the answer says \`token_endpoint_auth_method: "none"\` (PKCE protects the code); grant types other than \`authorization_code\` and \`refresh_token\` and scopes that are not abilities are dropped, and the answer lists what was granted. Redirect URIs: https, http on a loopback address, or a native app's private-use scheme (RFC 8252 7.1). Refusals: 400 \`invalid_redirect_uri\` or \`invalid_client_metadata\` with \`error_description\`. At most ${OAUTH_REGISTRATIONS_PER_MINUTE} a minute from one address by default (\`SHELF_OAUTH_REGISTRATIONS_PER_MINUTE\`), instead of the API's limit.`,
       },
       example: { build: () => ({ body: { client_name: "Matrix", redirect_uris: ["http://127.0.0.1:45678/cb"] } }) },
     })
@@ -141,6 +144,7 @@ export const oauthRouter = router({
       oauth: { invalidInput: "invalid_request" },
       exactPath: true,
       formBody: "only",
+      limitedBy: tokenRequestSubject,
       errors: [
         "invalid_request",
         "invalid_client",
@@ -171,7 +175,7 @@ export const oauthRouter = router({
         tags,
         summary: "Exchange a code or refresh a token (RFC 6749)",
         description:
-          "A URL-encoded form. `authorization_code`: the code once, by the client it was made for, with its `redirect_uri`, its PKCE `code_verifier` and (optionally) `resource`; a code presented again revokes what it issued. `refresh_token`: rotated on each use; presented again within 30 seconds by its client while nothing its rotation gave has been used, another fresh pair (parallel refreshes of one host); any other reuse revokes the app. Access tokens last an hour and work only on the account MCP. Refusals carry RFC 6749's `error` and `error_description` (401 `invalid_client` for a client_id never registered).",
+          "A URL-encoded form. `authorization_code`: the code once, by the client it was made for, with its `redirect_uri`, its PKCE `code_verifier` and (optionally) `resource`; a code presented again revokes what it issued. `refresh_token`: rotated on each use; presented again within 30 seconds by its client while the host has used neither token its rotation gave (the access token: for more than 5 seconds), the same pair again (parallel refreshes of one host); any other reuse revokes the app. Access tokens last an hour and work only on the account MCP. Refusals carry RFC 6749's `error` and `error_description` (401 `invalid_client` for a client_id never registered). Counted against the rate limit per connected app (the client and the grant its code or refresh token belongs to), not per address: a hosted connector refreshes for all its people from a few addresses; a request naming no grant of a known client counts against its address.",
       },
     })
     .input(TokenInput)

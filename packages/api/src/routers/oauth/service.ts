@@ -2,7 +2,9 @@ import type { Database } from "@shelf/db";
 import type { OAuthSettings } from "../../oauth/authorize";
 import { assertKnownClient } from "../../oauth/clients";
 import { OAuthError } from "../../oauth/errors";
-import { exchangeCode, type IssuedTokens, refreshTokens, revokeToken } from "../../oauth/tokens";
+import { refreshTokens } from "../../oauth/refresh";
+import { configuredResource } from "../../oauth/resource";
+import { exchangeCode, grantPresented, type IssuedTokens, revokeToken } from "../../oauth/tokens";
 import type { RevocationInput, TokenInput } from "./schemas";
 
 const CLIENT_ID_REQUIRED = "client_id is required (public clients identify themselves).";
@@ -23,6 +25,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     );
   }
   await assertKnownClient(db, clientId);
+  const resource = input.resource === undefined ? undefined : configuredResource(settings.resource, input.resource);
   if (grantType === "authorization_code") {
     if (!input.code) throw new OAuthError("invalid_request", "code is required.");
     if (!input.code_verifier) throw new OAuthError("invalid_request", "code_verifier is required (PKCE).");
@@ -31,7 +34,7 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
       clientId,
       redirectUri: input.redirect_uri,
       verifier: input.code_verifier,
-      resource: input.resource,
+      resource,
     });
   }
   if (!input.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
@@ -39,8 +42,25 @@ export async function requestTokens(db: Database, settings: OAuthSettings, input
     refreshToken: input.refresh_token,
     clientId,
     scope: input.scope,
-    resource: input.resource,
+    resource,
   });
+}
+
+/**
+ * Whose budget of the rate limit a token request uses: the connected app's (client and grant) its code or refresh
+ * token names, so a hosted connector refreshing for all its people from a few addresses is counted per person; a
+ * request that names no grant of a known client, its address's (null).
+ */
+export async function tokenRequestSubject(db: Database, input: Record<string, unknown>): Promise<string | null> {
+  const text = (name: string) => (typeof input[name] === "string" ? (input[name] as string) : undefined);
+  const clientId = text("client_id");
+  if (clientId === undefined) return null;
+  const grant = await grantPresented(db, {
+    clientId,
+    code: text("grant_type") === "authorization_code" ? text("code") : undefined,
+    refreshToken: text("grant_type") === "refresh_token" ? text("refresh_token") : undefined,
+  });
+  return grant === null ? null : `client:${clientId}:grant:${grant}`;
 }
 
 /** Revocation (RFC 7009) by the client that holds the token; an unknown token is no error. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { startWebSession } from "../../auth/web-session";
+import { endWebSessions, startWebSession } from "../../auth/web-session";
 import { router, sessionProcedure } from "../../trpc";
 import { WebSessionData, WebSessionIdInput } from "./schemas";
 import { endWebSession, listWebSessions } from "./service";
@@ -27,4 +27,10 @@ export const sessionsRouter = router({
       await endWebSession(ctx.db, ctx.caller.accountId, input.id);
       return { ended: true as const };
     }),
+
+  /** "Sign out everywhere": every session of the person ends, the one that asks included. */
+  endAll: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .output(z.object({ ended: z.number().int() }))
+    .mutation(async ({ ctx }) => ({ ended: await endWebSessions(ctx.db, ctx.caller.accountId) })),
 });

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebSession, webSessionAccount } from "../../auth/web-session";
+import { endWebSessions, startWebSession, webSessionAccount } from "../../auth/web-session";
 import { createAccount } from "../../testing/factories";
 import { signedInCaller } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
@@ -38,5 +38,29 @@ describe("a person's sessions", () => {
     expect(await webSessionAccount(db, phone.secret)).toBeNull();
     expect((await caller.sessions.list()).map((s) => s.id)).toEqual([sessionId]);
     await expect(caller.sessions.end({ id: 0 })).rejects.toThrow();
+  });
+
+  it("signs out one browser with `only`, and every browser of the person, this one included, with endAll", async () => {
+    const { db } = testDb;
+    const me = await createAccount(db);
+    const them = await createAccount(db);
+    const { caller } = await signedInCaller(db, me.id);
+    const [laptop, phone, theirs] = await Promise.all([
+      startWebSession(db, me.id),
+      startWebSession(db, me.id),
+      startWebSession(db, them.id),
+    ]);
+    for (const session of [laptop, phone, theirs]) recordSecret(session.secret);
+
+    // The header's "Sign out": this browser's session only, and never another account's by its id.
+    expect(await endWebSessions(db, them.id, { only: laptop.sessionId })).toBe(0);
+    expect(await endWebSessions(db, me.id, { only: laptop.sessionId })).toBe(1);
+    expect(await webSessionAccount(db, laptop.secret)).toBeNull();
+    expect(await webSessionAccount(db, phone.secret)).not.toBeNull();
+
+    expect(await caller.sessions.endAll()).toEqual({ ended: 2 });
+    expect(await webSessionAccount(db, phone.secret)).toBeNull();
+    expect(await caller.sessions.list()).toEqual([]);
+    expect(await webSessionAccount(db, theirs.secret)).not.toBeNull();
   });
 });

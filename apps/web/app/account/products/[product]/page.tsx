@@ -6,6 +6,7 @@ import { type PageSession, pageCaller, requireSession } from "../../../../src/au
 import { ConfirmButton } from "../../../../src/components/confirm-button";
 import { CopyText } from "../../../../src/components/copy-text";
 import { contentAssetHref, dateFormatter, sizeFormatter, typeLabeler } from "../../../../src/format";
+import { shownName } from "../../../../src/names";
 import { blockProductDevice, recordSetupStep, releaseProductDevice } from "./actions";
 
 type Props = { params: Promise<{ product: string }> };
@@ -45,6 +46,7 @@ export default async function ProductPage({ params }: Props) {
   const found = await findProduct(session, id);
   if (!found) notFound();
   const t = await getTranslations("product");
+  const strategies = await getTranslations("deliveryStrategies");
   const date = await dateFormatter();
   if (!found.item) {
     const { product_name: name, revoked_at, access_expires_at } = found.ended;
@@ -146,7 +148,7 @@ export default async function ProductPage({ params }: Props) {
                   </div>
                   <div>
                     <dt>{t("platform")}</dt>
-                    <dd>{plan.target}</dd>
+                    <dd>{shownName(plan.target)}</dd>
                   </div>
                   <div>
                     <dt>{t("size")}</dt>
@@ -175,7 +177,7 @@ export default async function ProductPage({ params }: Props) {
               {item.product.install_assets.map((asset) => (
                 <li key={asset.path}>
                   <a href={contentAssetHref(item.product.id, asset.path)}>{asset.label}</a>{" "}
-                  <span className="muted small">{asset.platform}</span>
+                  <span className="muted small">{shownName(asset.platform)}</span>
                 </li>
               ))}
             </ul>
@@ -288,12 +290,14 @@ export default async function ProductPage({ params }: Props) {
           <div>
             <dt>{t("strategy")}</dt>
             <dd>
-              <code>{detail.delivery.strategy}</code>
+              {strategies.has(detail.delivery.strategy)
+                ? strategies(detail.delivery.strategy)
+                : detail.delivery.strategy}
             </dd>
           </div>
           <div>
             <dt>{t("platforms")}</dt>
-            <dd>{detail.platforms.length ? detail.platforms.join(", ") : "—"}</dd>
+            <dd>{detail.platforms.length ? detail.platforms.map(shownName).join(", ") : "—"}</dd>
           </div>
           {detail.runtime && (
             <div>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
-import { requireSession } from "../../../src/auth/session";
+import { requireSession } from "../../../../src/auth/session";
 import { DeleteForm } from "./delete-form";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -12,7 +12,7 @@ export async function generateMetadata(): Promise<Metadata> {
  * seller must keep), every key, session, app and device ends, subscriptions stop, cards go.
  */
 export default async function DeleteAccountPage() {
-  const session = await requireSession("/settings/delete-account");
+  const session = await requireSession("/account/delete");
   const t = await getTranslations("deletion");
   return (
     <section className="stack-large">

@@ -2,10 +2,10 @@
 
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
-import { TextField } from "../../../src/components/text-field";
-import { FormMessage } from "../../../src/forms/form-message";
-import { keepTyped } from "../../../src/forms/keep-typed";
-import { idle } from "../../../src/forms/state";
+import { TextField } from "../../../../src/components/text-field";
+import { FormMessage } from "../../../../src/forms/form-message";
+import { keepTyped } from "../../../../src/forms/keep-typed";
+import { idle } from "../../../../src/forms/state";
 import { changeEmailAction } from "./actions";
 
 /** A change of email: the new address and the current password; the new address stays typed after a refusal. */

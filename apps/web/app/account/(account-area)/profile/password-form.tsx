@@ -2,9 +2,9 @@
 
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef } from "react";
-import { TextField } from "../../../src/components/text-field";
-import { FormMessage } from "../../../src/forms/form-message";
-import { idle } from "../../../src/forms/state";
+import { TextField } from "../../../../src/components/text-field";
+import { FormMessage } from "../../../../src/forms/form-message";
+import { idle } from "../../../../src/forms/state";
 import { changePasswordAction } from "./actions";
 
 export function PasswordForm() {

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
-import { requireSession } from "../../../src/auth/session";
+import { requireSession } from "../../../../src/auth/session";
 import { EmailForm } from "./email-form";
 import { NameForm } from "./name-form";
 import { PasswordForm } from "./password-form";
@@ -10,7 +10,7 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default async function SecurityPage() {
-  const session = await requireSession("/settings/security");
+  const session = await requireSession("/account/profile");
   const t = await getTranslations("security");
   const profile = await getTranslations("profile");
   const email = await getTranslations("email");
@@ -48,7 +48,7 @@ export default async function SecurityPage() {
         <h2>{deletion("title")}</h2>
         <p className="muted">{deletion("teaser")}</p>
         <p>
-          <a href="/settings/delete-account" className="button secondary">
+          <a href="/account/delete" className="button secondary">
             {deletion("open")}
           </a>
         </p>

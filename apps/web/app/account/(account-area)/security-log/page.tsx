@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
-import { pageCaller, requireSession } from "../../../src/auth/session";
-import { dateFormatter } from "../../../src/format";
+import { pageCaller, requireSession } from "../../../../src/auth/session";
+import { dateFormatter } from "../../../../src/format";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getTranslations("securityLog"))("title") };
@@ -30,7 +30,7 @@ export default async function SecurityLogPage({ searchParams }: Props) {
   const params = await searchParams;
   const raw = typeof params.before === "string" ? params.before : undefined;
   const before = raw && /^[1-9]\d{0,9}$/.test(raw) && Number(raw) < 2 ** 31 ? Number(raw) : undefined;
-  const session = await requireSession(`/settings/security-log${before ? `?before=${before}` : ""}`);
+  const session = await requireSession(`/account/security-log${before ? `?before=${before}` : ""}`);
   const log = await (await pageCaller(session)).securityLog.list({ before, limit: PAGE_SIZE });
   const t = await getTranslations("securityLog");
   const date = await dateFormatter();
@@ -64,8 +64,8 @@ export default async function SecurityLogPage({ searchParams }: Props) {
         </ol>
       )}
       <nav aria-label={t("pages")} className="actions">
-        {before && <a href="/settings/security-log">{t("newest")}</a>}
-        {log.next_before !== null && <a href={`/settings/security-log?before=${log.next_before}`}>{t("older")}</a>}
+        {before && <a href="/account/security-log">{t("newest")}</a>}
+        {log.next_before !== null && <a href={`/account/security-log?before=${log.next_before}`}>{t("older")}</a>}
       </nav>
       <p className="muted small">{t("kept", { days: 180 })}</p>
     </section>

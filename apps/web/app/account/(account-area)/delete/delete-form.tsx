@@ -2,11 +2,11 @@
 
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
-import { TextField } from "../../../src/components/text-field";
-import { FormMessage } from "../../../src/forms/form-message";
-import { keepTyped } from "../../../src/forms/keep-typed";
-import { idle } from "../../../src/forms/state";
-import { deleteAccountAction } from "../security/actions";
+import { TextField } from "../../../../src/components/text-field";
+import { FormMessage } from "../../../../src/forms/form-message";
+import { keepTyped } from "../../../../src/forms/keep-typed";
+import { idle } from "../../../../src/forms/state";
+import { deleteAccountAction } from "./actions";
 
 /** The password and the account's email typed again; what was typed stays after a refusal. */
 export function DeleteForm({ email }: { email: string }) {

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
-import { pageCaller, requireSession } from "../../../src/auth/session";
-import { ConfirmButton } from "../../../src/components/confirm-button";
-import { dateFormatter } from "../../../src/format";
-import { endSessionAction } from "./actions";
+import { pageCaller, requireSession } from "../../../../src/auth/session";
+import { ConfirmButton } from "../../../../src/components/confirm-button";
+import { dateFormatter } from "../../../../src/format";
+import { endAllSessionsAction, endSessionAction } from "./actions";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getTranslations("sessions"))("title") };
@@ -37,7 +37,7 @@ function browserOf(agent: string | null): string | null {
 
 /** The person's signed-in browsers: where each signed in from, when it was last used, and "sign out" for each. */
 export default async function SessionsPage() {
-  const session = await requireSession("/settings/sessions");
+  const session = await requireSession("/account/sessions");
   const sessions = await (await pageCaller(session)).sessions.list();
   const t = await getTranslations("sessions");
   const date = await dateFormatter();
@@ -75,6 +75,22 @@ export default async function SessionsPage() {
           </li>
         ))}
       </ol>
+      <section className="card narrow-card stack" aria-labelledby="sign-out-all">
+        <h2 id="sign-out-all">{t("everywhereTitle")}</h2>
+        <p className="muted">{t("everywhereLead")}</p>
+        <div>
+          <ConfirmButton
+            label={t("everywhere")}
+            title={t("everywhereConfirmTitle")}
+            body={t("everywhereBody")}
+            confirmLabel={t("everywhere")}
+            cancelLabel={t("cancel")}
+            action={endAllSessionsAction}
+            fields={{}}
+            dialogId="everywhere"
+          />
+        </div>
+      </section>
     </section>
   );
 }

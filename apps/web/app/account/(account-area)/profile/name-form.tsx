@@ -2,10 +2,10 @@
 
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
-import { TextField } from "../../../src/components/text-field";
-import { FormMessage } from "../../../src/forms/form-message";
-import { keepTyped } from "../../../src/forms/keep-typed";
-import { idle } from "../../../src/forms/state";
+import { TextField } from "../../../../src/components/text-field";
+import { FormMessage } from "../../../../src/forms/form-message";
+import { keepTyped } from "../../../../src/forms/keep-typed";
+import { idle } from "../../../../src/forms/state";
 import { changeNameAction } from "./actions";
 
 /** The person's name; what was typed stays after a refusal. */

@@ -1,28 +1,16 @@
 "use server";
 
-import { accountDeletion, accountEmail, DomainError, ValidationError } from "@shelf/api";
-import { redirect } from "next/navigation";
+import { accountEmail, DomainError, ValidationError } from "@shelf/api";
 import { getLocale, getTranslations } from "next-intl/server";
-import { emailDeps } from "../../../src/auth/email-deps";
-import { pageCaller, requireSession } from "../../../src/auth/session";
-import { failedForm, refusalOf } from "../../../src/forms/errors";
-import type { FormState } from "../../../src/forms/state";
-import { getRuntime } from "../../../src/runtime";
+import { emailDeps } from "../../../../src/auth/email-deps";
+import { pageCaller, requireSession } from "../../../../src/auth/session";
+import { failedForm, refusalOf } from "../../../../src/forms/errors";
+import type { FormState } from "../../../../src/forms/state";
+import { throttledForm } from "../../../../src/forms/throttled";
+import { getRuntime } from "../../../../src/runtime";
 
 async function pageLanguage(): Promise<"en" | "ko"> {
   return (await getLocale()) === "ko" ? "ko" : "en";
-}
-
-/** A refusal of too many mails or password checks, with the minutes to wait, in the page's language. */
-async function throttledForm(refusal: DomainError) {
-  const t = await getTranslations("email");
-  const seconds = Number(refusal.details?.retry_after_seconds ?? 60);
-  return {
-    status: "failed" as const,
-    message: t("throttled", { minutes: Math.max(1, Math.ceil(seconds / 60)) }),
-    fields: {},
-    code: refusal.code,
-  };
 }
 
 /** "Send again": a new verification link to the account's address (three mails an hour per account). */
@@ -30,7 +18,7 @@ export async function resendVerificationAction(
   _state: FormState<{ sent: boolean }>,
   _form: FormData,
 ): Promise<FormState<{ sent: boolean }>> {
-  const session = await requireSession("/settings/security");
+  const session = await requireSession("/account/profile");
   try {
     const result = await accountEmail.sendVerificationMail(
       getRuntime().db,
@@ -54,7 +42,7 @@ export async function changeEmailAction(
   _state: FormState<{ email: string }>,
   form: FormData,
 ): Promise<FormState<{ email: string }>> {
-  const session = await requireSession("/settings/security");
+  const session = await requireSession("/account/profile");
   try {
     const result = await accountEmail.requestEmailChange(getRuntime().db, emailDeps(), session.accountId, {
       current_password: String(form.get("current_password") ?? ""),
@@ -75,35 +63,12 @@ export async function changeEmailAction(
   }
 }
 
-/**
- * Deletes the account (the password, and its email typed again): anonymised in one transaction, every session ended,
- * then the page that says what happened.
- */
-export async function deleteAccountAction(_state: FormState, form: FormData): Promise<FormState> {
-  const session = await requireSession("/settings/delete-account");
-  try {
-    await accountDeletion.deleteAccount(getRuntime().db, getRuntime().guessLimits.signIn, session.accountId, {
-      current_password: String(form.get("current_password") ?? ""),
-      confirm_email: String(form.get("confirm_email") ?? ""),
-    });
-  } catch (error) {
-    const refusal = refusalOf(error);
-    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
-    if (refusal instanceof ValidationError && refusal.errors.confirm_email) {
-      const t = await getTranslations("deletion");
-      return { status: "failed", message: t("confirmMismatch"), fields: { confirm_email: [t("confirmMismatch")] } };
-    }
-    return failedForm(error);
-  }
-  redirect("/account-deleted");
-}
-
 /** Changes the password (the current one checked and counted like a sign-in) and ends every other session. */
 export async function changePasswordAction(
   _state: FormState<{ endedSessions: number }>,
   form: FormData,
 ): Promise<FormState<{ endedSessions: number }>> {
-  const session = await requireSession("/settings/security");
+  const session = await requireSession("/account/profile");
   try {
     const result = await (await pageCaller(session)).account.changePassword({
       current_password: String(form.get("current_password") ?? ""),
@@ -120,11 +85,11 @@ export async function changeNameAction(
   _state: FormState<{ name: string | null }>,
   form: FormData,
 ): Promise<FormState<{ name: string | null }>> {
-  const session = await requireSession("/settings/security");
+  const session = await requireSession("/account/profile");
   try {
     const result = await (await pageCaller(session)).account.changeName({ name: String(form.get("name") ?? "") });
     return { status: "done", data: { name: result.name } };
   } catch (error) {
-    return failedForm(error);
+    return failedForm(error, { name: (await getTranslations("profile"))("nameInvalid") });
   }
 }

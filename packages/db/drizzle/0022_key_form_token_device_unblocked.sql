@@ -1,0 +1,4 @@
+ALTER TABLE "security_events" DROP CONSTRAINT "security_events_kind";--> statement-breakpoint
+ALTER TABLE "api_keys" ADD COLUMN "form_token" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "api_keys_form_token_key" ON "api_keys" USING btree ("account_id","form_token");--> statement-breakpoint
+ALTER TABLE "security_events" ADD CONSTRAINT "security_events_kind" CHECK ("security_events"."kind" IN ('sign_in', 'sign_in_failed', 'password_changed', 'password_reset', 'email_changed', 'email_verified', 'key_created', 'key_revoked', 'device_released', 'device_blocked', 'device_unblocked', 'app_connected', 'app_disconnected', 'account_deleted'));
