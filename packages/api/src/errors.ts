@@ -84,7 +84,7 @@ export const domainErrors = {
   missing_design_role: { status: 403, message: "The design token lacks the role this endpoint needs." },
   review_of_own_version: {
     status: 403,
-    message: "A version is reviewed by another token than the one that wrote it.",
+    message: "A version is reviewed by another agent than the one that wrote it (tokens of one name are one agent).",
   },
   reset_link_invalid: {
     status: 400,

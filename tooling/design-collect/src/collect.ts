@@ -261,6 +261,8 @@ async function capturePage(
     patterns: facts.patterns.slice(0, 50),
     elements: facts.elements.slice(0, 100),
     components: facts.components.slice(0, 100),
+    // Every page is reached by walking the app in this state: the run's walk replaces the gallery's walk there.
+    walk: true,
     mode: "light",
   };
   const capture: CollectedCapture = {

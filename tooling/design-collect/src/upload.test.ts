@@ -67,7 +67,15 @@ function capture(page: string, auth: boolean, overrides: Partial<CollectedCaptur
     saved_state: auth ? false : null,
     final_url: `http://127.0.0.1:3000${page}`,
     http_status: 200,
-    meta: { app: "accounts", page, title: "Shelf", page_type: "home", patterns: ["form"], elements: ["button"] },
+    meta: {
+      app: "accounts",
+      page,
+      title: "Shelf",
+      page_type: "home",
+      patterns: ["form"],
+      elements: ["button"],
+      walk: true,
+    },
     image: { type: "png", width: 40, height: 25, bytes: image },
     html: Buffer.from(`<!DOCTYPE html><html><head></head><body><h1>${page}</h1></body></html>`),
     assets: [sha256(css), sha256(js)],
@@ -523,7 +531,7 @@ describe("the loader", () => {
 describe("uploadSink against the real design host", () => {
   async function openSink() {
     const sink = uploadSink({ designUrl: host.url, token: host.token, log: () => {} });
-    await sink.open({ apps: null, viewports: ["mobile"], langs: ["ko"] });
+    await sink.open({ apps: null, viewports: ["desktop"], langs: ["en"] });
     return sink;
   }
   const refusal = (promise: Promise<unknown>) =>

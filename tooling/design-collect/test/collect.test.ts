@@ -368,9 +368,15 @@ describe("the command line", () => {
     }
     expect(screens.find((screen) => screen.page === "/sign-in")?.pageType).toBe("sign-in");
     const flows = await testDb.db.select().from(schema.galleryFlows).where(eq(schema.galleryFlows.runId, id));
-    expect(flows.map((flow) => `${flow.kind}:${flow.slug}`)).toEqual(
-      expect.arrayContaining(["walk:signed-out", "walk:signed-in", "declared:sign-in"]),
-    );
+    // A walk per signed-in state, viewport and language it walked.
+    expect(flows.map((flow) => `${flow.kind}:${flow.slug}`).sort()).toEqual([
+      "declared:sign-in",
+      "declared:sign-up",
+      "walk:signed-in-desktop-en",
+      "walk:signed-in-mobile-en",
+      "walk:signed-out-desktop-en",
+      "walk:signed-out-mobile-en",
+    ]);
 
     // Fonts and colors: every font family and every opaque hex color the uploaded stylesheets declare is a term,
     // of the app and of its screens (read here with css-tree on its own, as a second reading of the same CSS).

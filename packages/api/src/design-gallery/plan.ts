@@ -20,27 +20,34 @@ import { variantMask } from "./variant-mask";
  * What a replay does to the gallery, decided without the database: the run's captures and the gallery's current rows
  * of the apps it captured go in, the rows to write and to retire come out (replay.ts reads and writes them).
  *
+ * A run changes only what it captured; a partial run (one page, one viewport) is as safe as a full one.
+ *
  * - A capture is a visit of (app, page) in one state: viewport, language, signed-in, mode (pages.ts derives app and
- *   page when `meta` does not give them). Only `ok` visits become variants; `failed` and `redirected` ones (the image
- *   of a redirect shows the page it landed on, not the one asked for) never do. When one state of a page was captured
- *   twice, the later capture is the variant.
- * - The run "covers" an app in a state when it has an `ok` visit of any of the app's pages in that state.
- * - For each page the run visited `ok`, the run makes a screen: its own variants, plus the current screen's variants
- *   in the states the run did not capture this page in, unless the run covered the app in that state (then the page
- *   is gone from that state) and did not visit the page there at all (a failed or redirected visit keeps what the
- *   gallery had). The current screen is replaced by it.
- * - A current screen of a page the run did not visit `ok` keeps its variants in the states the run did not cover;
- *   if it loses some, the run makes a screen of the rest that replaces it; if it loses all, it is removed.
- * - Flows: a declared flow per app and `meta.flow` (steps ordered by `flow_step`, then by capture order; pages
- *   without a step number follow the numbered ones); a walk per app and signed-in state (its pages in the order the
- *   run first reached them). A run's flow replaces the current flow of the same app, kind and slug. A current
- *   declared flow the run did not declare is removed when the run declared flows in that app; any current flow of
- *   which no page has a current screen left is removed.
+ *   page when `meta` does not give them). Only `ok` visits become variants; `redirected` ones (the image of a redirect
+ *   shows the page it landed on, not the one asked for) never do. When one state of a page was captured twice, the
+ *   later capture is the variant.
+ * - For each page the run visited `ok`, the run makes a screen: its own variants, plus every variant of the current
+ *   screen in a state the run did not capture this page in (carried, pointing at their older captures). The current
+ *   screen is replaced by it. Other pages' screens are untouched.
+ * - A page is gone from a viewport, language and signed-in state when the run's visit of it there `failed` with HTTP
+ *   404 or 410 and the run has no `ok` visit of it there: its variants in that state (every mode: a status does not
+ *   depend on the color scheme) are retired. A screen that keeps some variants is replaced by a screen of the rest; one
+ *   that keeps none is removed. Any other failure, and a redirect, changes nothing.
+ * - Walks: the pages of an app the run reached in one signed-in state, viewport and language, in the order first
+ *   reached, from its `ok` captures whose `meta.walk` is true (slug `signed-out-desktop-en`, ...). A run's walk replaces
+ *   the current walk of the same app and state only; a run that did not walk there (captures without `meta.walk`, or
+ *   walks in other states) leaves it as it is.
+ * - Declared flows: a flow per app and `meta.flow` (steps ordered by `flow_step`, then by capture order; pages without
+ *   a step number follow the numbered ones). A run that declares a flow declares it whole: it replaces the current
+ *   flow of the same app and slug. Flows the run did not declare stay. Any current flow of which no page has a current
+ *   screen left is removed.
+ * - Apps: an app's fonts and colors are those of its current screens (each term's largest use on any of them), so a
+ *   run that captured a few pages changes only what those pages bring.
  * - Search: a screen's words (app, page, titles, the visible text of its variants' HTML, meta terms) and their
  *   pieces, as search.ts makes them; the visible text is read from the store by the replay (`texts`).
  * - Summary: a replaced screen or flow counts as changed only when what a visitor sees differs (content_sha256);
  *   an app is added when it is new and changed when any of its screens or flows was added, changed or removed. Apps
- *   are never removed: a run that covers an app has a screen of it.
+ *   are never removed.
  */
 
 export type CaptureRow = typeof schema.collectCaptures.$inferSelect;
@@ -96,7 +103,10 @@ export type PlannedFlow = {
   kind: GalleryFlowKind;
   slug: string;
   name: string | null;
+  /** A walk's signed-in state, viewport and language; null for a declared flow. */
   auth: boolean | null;
+  viewport: CollectViewport | null;
+  lang: CollectLang | null;
   contentSha256: string;
   steps: { page: string; flowStep: number | null }[];
   replaces: number | null;
@@ -323,20 +333,39 @@ export type PlanInput = {
   visits: Visit[];
   /** Current screens and flows of the apps the run has `ok` visits of. */
   current: { screens: CurrentScreen[]; flows: CurrentFlow[]; appSlugs: Set<string> };
-  /** Fonts and colors of each page's chosen captures' CSS (by pageKey), and of each app's. */
-  styles: { pages: Map<string, StyleFacts>; apps: Map<string, StyleFacts> };
+  /** Fonts and colors of each page's chosen captures' CSS (by pageKey). */
+  styles: Map<string, StyleFacts>;
   /** The visible text of the HTML of every capture a screen may show: the run's own and the carried ones. */
   texts: VisibleTexts;
 };
 
+/** HTTP statuses that say a page is gone, not that it failed for now. */
+const GONE = new Set([404, 410]);
+
+const stateText = (key: Pick<VariantKey, "viewport" | "lang" | "auth">) =>
+  `${key.viewport}|${key.lang}|${key.auth ? 1 : 0}`;
+
+/** Each page the run found gone, with the states (viewport, language, signed-in) it is gone from. */
+export function gonePages(visits: readonly Visit[]): Map<string, { app: string; states: Set<string> }> {
+  const reached = new Set<string>();
+  for (const visit of visits) {
+    if (visit.capture.outcome === "ok") reached.add(`${pageKey(visit.app, visit.page)}\n${stateText(visit.key)}`);
+  }
+  const gone = new Map<string, { app: string; states: Set<string> }>();
+  for (const visit of visits) {
+    if (visit.capture.outcome !== "failed" || !GONE.has(visit.capture.httpStatus ?? 0)) continue;
+    const id = pageKey(visit.app, visit.page);
+    if (reached.has(`${id}\n${stateText(visit.key)}`)) continue;
+    const entry = gone.get(id) ?? { app: visit.app, states: new Set<string>() };
+    entry.states.add(stateText(visit.key));
+    gone.set(id, entry);
+  }
+  return gone;
+}
+
 export function planReplay({ visits, current, styles, texts }: PlanInput): Plan {
   const pages = chooseVariants(visits);
-  const covered = new Set<string>();
-  const tried = new Set<string>();
-  for (const visit of visits) {
-    if (visit.capture.outcome === "ok") covered.add(`${visit.app}\n${keyText(visit.key)}`);
-    else tried.add(`${pageKey(visit.app, visit.page)}\n${keyText(visit.key)}`);
-  }
+  const gone = gonePages(visits);
   const currentByPage = new Map(current.screens.map((screen) => [pageKey(screen.appSlug, screen.page), screen]));
 
   const screens: PlannedScreen[] = [];
@@ -344,14 +373,14 @@ export function planReplay({ visits, current, styles, texts }: PlanInput): Plan 
   const touched = new Set<string>();
   let [added, changed, removed] = [0, 0, 0];
 
-  /** The current screen's variants this run keeps (its own do not replace them, and it did not retire them). */
-  const carried = (screen: CurrentScreen, own: Set<string>) =>
-    screen.variants.filter((variant) => {
-      const key = keyText(variantKey(variant));
-      if (own.has(key)) return false;
-      if (tried.has(`${pageKey(screen.appSlug, screen.page)}\n${key}`)) return true;
-      return !covered.has(`${screen.appSlug}\n${key}`);
+  /** The current screen's variants this run keeps: those it neither captured again nor found gone. */
+  const carried = (screen: CurrentScreen, own: Set<string>) => {
+    const goneFrom = gone.get(pageKey(screen.appSlug, screen.page))?.states;
+    return screen.variants.filter((variant) => {
+      const key = variantKey(variant);
+      return !own.has(keyText(key)) && !goneFrom?.has(stateText(key));
     });
+  };
 
   for (const [id, { app, page, chosen }] of pages) {
     const old = currentByPage.get(id);
@@ -362,7 +391,7 @@ export function planReplay({ visits, current, styles, texts }: PlanInput): Plan 
       page,
       [...chosen.map(variantOf), ...kept.map(({ meta: _meta, ...variant }) => variant)],
       [...chosen.map((visit) => visit.meta), ...kept.map((variant) => readMeta(variant.meta))],
-      styleTerms(styles.pages.get(id)),
+      styleTerms(styles.get(id)),
       old?.id ?? null,
       texts,
     );
@@ -375,7 +404,7 @@ export function planReplay({ visits, current, styles, texts }: PlanInput): Plan 
 
   for (const old of current.screens) {
     const id = pageKey(old.appSlug, old.page);
-    if (pages.has(id)) continue;
+    if (pages.has(id) || !gone.has(id)) continue;
     const kept = carried(old, new Set());
     if (kept.length === old.variants.length) continue;
     touched.add(old.appSlug);
@@ -401,14 +430,19 @@ export function planReplay({ visits, current, styles, texts }: PlanInput): Plan 
   const flowPlan = planFlows(visits, current.flows, screens, removedScreens, current.screens);
   for (const app of flowPlan.touched) touched.add(app);
 
-  const apps = [...pages.values()]
-    .map(({ app }) => app)
-    .filter((app, index, list) => list.indexOf(app) === index)
-    .sort(compareText)
-    .map((slug) => {
-      const first = visits.find((visit) => visit.app === slug && visit.capture.outcome === "ok");
-      return { slug, origin: originOf(first?.capture.url ?? ""), terms: sortTerms(styleTerms(styles.apps.get(slug))) };
-    });
+  // The apps it made screens of, and those it found pages gone from (an app it only found gone in is not made).
+  const goneFrom = [...gone.values()].map(({ app }) => app).filter((app) => current.appSlugs.has(app));
+  const appSlugs = [...new Set([...[...pages.values()].map(({ app }) => app), ...goneFrom])];
+  const apps = appSlugs.sort(compareText).map((slug) => {
+    const first =
+      visits.find((visit) => visit.app === slug && visit.capture.outcome === "ok") ??
+      visits.find((visit) => visit.app === slug);
+    return {
+      slug,
+      origin: originOf(first?.capture.url ?? ""),
+      terms: appStyleTerms(slug, screens, removedScreens, current.screens),
+    };
+  });
   const newApps = apps.filter((app) => !current.appSlugs.has(app.slug)).length;
   const changedApps = [...touched].filter((app) => current.appSlugs.has(app)).length;
 
@@ -431,6 +465,28 @@ export function planReplay({ visits, current, styles, texts }: PlanInput): Plan 
         [...pages.values()].reduce((sum, entry) => sum + entry.chosen.length, 0),
     },
   };
+}
+
+/** An app's fonts and colors: each term of its screens current after the replay, at its largest use on one of them. */
+function appStyleTerms(
+  app: string,
+  screens: readonly PlannedScreen[],
+  removedScreens: readonly number[],
+  currentScreens: readonly CurrentScreen[],
+): TermUse[] {
+  const retired = new Set([...removedScreens, ...screens.flatMap((screen) => screen.replaces ?? [])]);
+  const live = [
+    ...screens.filter((screen) => screen.appSlug === app).map((screen) => screen.terms),
+    ...currentScreens.filter((screen) => screen.appSlug === app && !retired.has(screen.id)).map((s) => s.styleTerms),
+  ];
+  const terms = new Map<string, TermUse>();
+  for (const term of live.flat()) {
+    if (term.kind !== "font" && term.kind !== "color") continue;
+    const id = termKey(term.kind, term.slug);
+    const known = terms.get(id);
+    if (!known || term.uses > known.uses) terms.set(id, { ...term });
+  }
+  return sortTerms([...terms.values()]);
 }
 
 function planFlows(
@@ -468,26 +524,27 @@ function planFlows(
     flows.push(flowOf(app, "declared", slug, name, null, ordered));
   }
 
-  // Walks: the pages of each app and signed-in state, in the order first reached.
-  const walks = new Map<string, { app: string; auth: boolean; steps: Map<string, StepDraft> }>();
+  // Walks: the pages each app's walk reached in one signed-in state, viewport and language, in the order first reached.
+  const walks = new Map<string, { app: string; key: WalkKey; steps: Map<string, StepDraft> }>();
   for (const visit of ok) {
-    const id = `${visit.app}\n${visit.key.auth}`;
-    const entry = walks.get(id) ?? { app: visit.app, auth: visit.key.auth, steps: new Map() };
+    if (visit.meta.walk !== true) continue;
+    const key = { auth: visit.key.auth, viewport: visit.key.viewport, lang: visit.key.lang };
+    const id = `${visit.app}\n${walkSlug(key)}`;
+    const entry = walks.get(id) ?? { app: visit.app, key, steps: new Map() };
     const known = entry.steps.get(visit.page);
     if (!known || visit.capture.id < known.first) {
       entry.steps.set(visit.page, { page: visit.page, step: null, first: visit.capture.id });
     }
     walks.set(id, entry);
   }
-  for (const { app, auth, steps } of walks.values()) {
+  for (const { app, key, steps } of walks.values()) {
     const ordered = [...steps.values()].sort((a, b) => a.first - b.first);
-    flows.push(flowOf(app, "walk", auth ? "signed-in" : "signed-out", null, auth, ordered));
+    flows.push(flowOf(app, "walk", walkSlug(key), null, key, ordered));
   }
   flows.sort((a, b) => compareText(a.appSlug, b.appSlug) || compareText(a.kind, b.kind) || compareText(a.slug, b.slug));
 
   // Which current flows are replaced, removed, or stay.
   const byKey = new Map(currentFlows.map((flow) => [`${flow.appSlug}\n${flow.kind}\n${flow.slug}`, flow]));
-  const declaringApps = new Set([...declared.values()].map((entry) => entry.app));
   const livePages = new Set<string>();
   const removedIds = new Set(removedScreens);
   for (const screen of currentScreens) {
@@ -509,15 +566,19 @@ function planFlows(
   const removed: number[] = [];
   for (const flow of currentFlows) {
     if (planned.has(`${flow.appSlug}\n${flow.kind}\n${flow.slug}`)) continue;
-    const undeclared = flow.kind === "declared" && declaringApps.has(flow.appSlug);
-    const empty = !flow.pages.some((page) => livePages.has(pageKey(flow.appSlug, page)));
-    if (undeclared || empty) {
+    if (!flow.pages.some((page) => livePages.has(pageKey(flow.appSlug, page)))) {
       removed.push(flow.id);
       touched.add(flow.appSlug);
     }
   }
   return { flows, removed: removed.sort((a, b) => a - b), added, changed, touched };
 }
+
+/** The state a walk was made in. */
+export type WalkKey = { auth: boolean; viewport: CollectViewport; lang: CollectLang };
+
+/** A walk's slug: its signed-in state, viewport and language (`signed-out-mobile-ko`). */
+export const walkSlug = (key: WalkKey) => `${key.auth ? "signed-in" : "signed-out"}-${key.viewport}-${key.lang}`;
 
 type StepDraft = { page: string; step: number | null; first: number };
 
@@ -526,7 +587,7 @@ function flowOf(
   kind: GalleryFlowKind,
   slug: string,
   name: string | null,
-  auth: boolean | null,
+  walk: WalkKey | null,
   steps: StepDraft[],
 ): PlannedFlow {
   const planned = steps.map(({ page, step }) => ({ page, flowStep: step }));
@@ -535,7 +596,9 @@ function flowOf(
     kind,
     slug,
     name,
-    auth,
+    auth: walk?.auth ?? null,
+    viewport: walk?.viewport ?? null,
+    lang: walk?.lang ?? null,
     contentSha256: sha256({ name, steps: planned.map((step) => [step.page, step.flowStep]) }),
     steps: planned,
     replaces: null,

@@ -40,6 +40,7 @@ type CaptureSpec = {
   lang?: "ko" | "en";
   auth?: boolean;
   outcome?: "ok" | "failed" | "redirected";
+  httpStatus?: number;
   meta?: Record<string, unknown> | null;
   assets?: string[];
   /** The image's bytes (as text): equal images give equal content. */
@@ -98,6 +99,7 @@ async function gallery() {
           lang,
           auth,
           outcome: spec.outcome ?? "ok",
+          httpStatus: spec.httpStatus ?? null,
           finalUrl: spec.outcome === "redirected" ? "https://accounts.shelf.test/sign-in" : null,
           meta: spec.meta ?? null,
           imageSha256: image.sha256,
@@ -188,7 +190,10 @@ body { font-family: Pretendard, sans-serif; color: var(--fg) }
 a { color: var(--accent) }`;
 const SIGN_IN_CSS = `.card { background: white; border: 1px solid rgb(223 227 232); font: 600 1rem/1.4 "Noto Sans KR", sans-serif }`;
 
-/** A first run: the accounts app (meta) and the design app (from its URL), with a flow, a failure and a redirect. */
+/**
+ * A first run: the accounts app (meta) and the design app (from its URL), with a flow, a failure and a redirect, each
+ * capture a step of its walk.
+ */
 async function firstRun(g: Gallery) {
   const run = await g.run();
   const base = await g.asset(run, "https://accounts.shelf.test/_next/base.css", ACCOUNTS_CSS);
@@ -203,6 +208,7 @@ async function firstRun(g: Gallery) {
     patterns: ["form"],
     elements: ["button", "Text field"],
     mode: "light",
+    walk: true,
     source: "kept, not read",
   };
   const signInAssets = [base.sha256, signIn.sha256, script.sha256];
@@ -229,6 +235,7 @@ async function firstRun(g: Gallery) {
     patterns: ["empty-state", "data-table"],
     components: ["LibraryGrid"],
     mode: "light",
+    walk: true,
   };
   await g.capture(run, {
     url: `${url}/account/library`,
@@ -239,7 +246,7 @@ async function firstRun(g: Gallery) {
   await g.capture(run, {
     url: `${url}/account/products/12345`,
     auth: true,
-    meta: { app: "accounts", title: "Product", page_type: "detail", mode: "light" },
+    meta: { app: "accounts", title: "Product", page_type: "detail", mode: "light", walk: true },
     assets: [base.sha256],
   });
   const laterLibrary = await g.capture(run, {
@@ -251,8 +258,8 @@ async function firstRun(g: Gallery) {
   });
   await g.capture(run, { url: `${url}/account/orders`, auth: true, outcome: "failed", meta: { app: "accounts" } });
   await g.capture(run, { url: `${url}/account/devices`, outcome: "redirected", meta: { app: "accounts" } });
-  await g.capture(run, { url: "https://design.shelf.test/screens?platform=web" });
-  await g.capture(run, { url: "https://design.shelf.test/screens/42", meta: { title: "Screen" } });
+  await g.capture(run, { url: "https://design.shelf.test/screens?platform=web", meta: { walk: true } });
+  await g.capture(run, { url: "https://design.shelf.test/screens/42", meta: { title: "Screen", walk: true } });
   return { run, laterLibrary };
 }
 
@@ -263,7 +270,7 @@ describe("replaying a collect run", () => {
     const summary = await replayRun(g.db, run, { store });
 
     expect(summary).toEqual({
-      added: { apps: 2, screens: 5, flows: 4 },
+      added: { apps: 2, screens: 5, flows: 6 },
       changed: { apps: 0, screens: 0, flows: 0 },
       removed: { apps: 0, screens: 0, flows: 0 },
     });
@@ -336,30 +343,48 @@ describe("replaying a collect run", () => {
 
     const flows = await g.flows();
     expect(
-      flows.map(({ kind, slug, name, auth, status, steps }) => ({ kind, slug, name, auth, status, steps })),
+      flows.map(({ kind, slug, name, auth, viewport, lang, status, steps }) => ({
+        kind,
+        slug,
+        name,
+        state: kind === "walk" ? [auth, viewport, lang] : [auth, viewport, lang].every((value) => value === null),
+        status,
+        steps,
+      })),
     ).toEqual([
       {
         kind: "declared",
         slug: "sign-in",
         name: "Sign in",
-        auth: null,
+        state: true,
         status: "current",
         steps: ["/sign-in#1", "/library#2"],
       },
       {
         kind: "walk",
-        slug: "signed-in",
+        slug: "signed-in-desktop-en",
         name: null,
-        auth: true,
+        state: [true, "desktop", "en"],
         status: "current",
         steps: ["/library", "/account/products/[id]"],
       },
-      { kind: "walk", slug: "signed-out", name: null, auth: false, status: "current", steps: ["/sign-in"] },
+      ...[
+        ["desktop", "en"],
+        ["desktop", "ko"],
+        ["mobile", "en"],
+      ].map(([viewport, lang]) => ({
+        kind: "walk",
+        slug: `signed-out-${viewport}-${lang}`,
+        name: null,
+        state: [false, viewport, lang],
+        status: "current",
+        steps: ["/sign-in"],
+      })),
       {
         kind: "walk",
-        slug: "signed-out",
+        slug: "signed-out-desktop-en",
         name: null,
-        auth: false,
+        state: [false, "desktop", "en"],
         status: "current",
         steps: ["/screens", "/screens/[id]"],
       },
@@ -441,17 +466,27 @@ describe("replaying a collect run", () => {
     const next = await g.run();
     await g.capture(next, { url: "https://accounts.shelf.test/sign-in", outcome: "failed", meta: { app: "accounts" } });
     await g.capture(next, { url: "https://accounts.shelf.test/account/library", auth: true, outcome: "redirected" });
+    // A page gone from an app the gallery does not have makes no app.
+    await g.capture(next, { url: "https://support.shelf.test/", outcome: "failed", httpStatus: 404 });
     const nothing = { apps: 0, screens: 0, flows: 0 };
     expect(await replayRun(g.db, next, { store })).toEqual({ added: nothing, changed: nothing, removed: nothing });
     expect(await g.dump()).toEqual(before);
   });
 });
 
-/** A second run that covers the accounts app only at desktop, Korean, signed out. */
+/**
+ * A second run that walks the accounts app again at desktop, Korean, signed out, finds one page gone (404) from there
+ * and another gone (410) from mobile Korean, and fails on a page for now (500).
+ */
 async function secondRunScenario(g: Gallery) {
   const first = await g.run();
   const home = "https://accounts.shelf.test/home";
-  const accounts = (page: string, extra: Record<string, unknown> = {}) => ({ app: "accounts", page, ...extra });
+  const accounts = (page: string, extra: Record<string, unknown> = {}) => ({
+    app: "accounts",
+    page,
+    walk: true,
+    ...extra,
+  });
   const onboarding = (step: number) => ({ flow: "onboarding", flow_step: step });
   await g.capture(first, { url: home, lang: "ko", meta: accounts("/home", onboarding(1)) });
   await g.capture(first, { url: home, lang: "en", meta: accounts("/home", onboarding(1)) });
@@ -466,12 +501,18 @@ async function secondRunScenario(g: Gallery) {
     meta: accounts("/same", { title: "Same" }),
     image: "same",
   });
-  await g.capture(first, { url: "https://design.shelf.test/screens" });
+  await g.capture(first, { url: "https://design.shelf.test/screens", meta: { walk: true } });
   const firstSummary = await replayRun(g.db, first, { store });
 
   const second = await g.run();
   await g.capture(second, { url: home, lang: "ko", meta: accounts("/home", { flow: "checkout", flow_step: 1 }) });
-  await g.capture(second, { url: `${home}/status`, lang: "ko", outcome: "failed", meta: accounts("/status") });
+  await g.capture(second, {
+    url: `${home}/status`,
+    lang: "ko",
+    outcome: "failed",
+    httpStatus: 500,
+    meta: accounts("/status"),
+  });
   await g.capture(second, {
     url: `${home}/same`,
     lang: "ko",
@@ -479,6 +520,21 @@ async function secondRunScenario(g: Gallery) {
     image: "same",
   });
   await g.capture(second, { url: `${home}/new`, lang: "ko", meta: accounts("/new") });
+  await g.capture(second, {
+    url: `${home}/legacy`,
+    lang: "ko",
+    outcome: "failed",
+    httpStatus: 404,
+    meta: accounts("/legacy"),
+  });
+  await g.capture(second, {
+    url: `${home}/pricing`,
+    lang: "ko",
+    viewport: "mobile",
+    outcome: "failed",
+    httpStatus: 410,
+    meta: { app: "accounts", page: "/pricing" },
+  });
   return { first, second, firstSummary };
 }
 
@@ -531,11 +587,11 @@ describe("a newer run", () => {
     expect((await g.runRow(run))?.status).toBe("replayed");
   });
 
-  it("replaces the older run's screens of the pages it covered, keeping the older ones as history", async () => {
+  it("replaces only the screens, variants and walk it captured, and retires what it found gone", async () => {
     const g = await gallery();
     const { first, second, firstSummary } = await secondRunScenario(g);
     expect(firstSummary).toEqual({
-      added: { apps: 2, screens: 6, flows: 4 },
+      added: { apps: 2, screens: 6, flows: 6 },
       changed: { apps: 0, screens: 0, flows: 0 },
       removed: { apps: 0, screens: 0, flows: 0 },
     });
@@ -544,7 +600,7 @@ describe("a newer run", () => {
     expect(summary).toEqual({
       added: { apps: 0, screens: 1, flows: 1 },
       changed: { apps: 1, screens: 2, flows: 1 },
-      removed: { apps: 0, screens: 1, flows: 1 },
+      removed: { apps: 0, screens: 1, flows: 0 },
     });
 
     const screens = await g.screens();
@@ -566,7 +622,7 @@ describe("a newer run", () => {
       if (!screen) throw new Error(`no ${page} of run ${runId}`);
       return screen;
     };
-    // /home: its own desktop ko signed-out capture, and the states the newer run did not cover carried over.
+    // /home: its own desktop ko signed-out capture, and the states it did not capture carried over.
     const home = byPage("/home", second);
     const homeVariants = await g.variants(home.id);
     expect(
@@ -581,16 +637,16 @@ describe("a newer run", () => {
     expect(await g.variants(oldHome.id)).toHaveLength(3);
     expect(before.find((screen) => screen.id === oldHome.id)).toMatchObject({ status: "current", replacedById: null });
 
-    // /pricing was not visited but its desktop ko signed-out state was covered: only the mobile state is left.
+    // /pricing answered 410 at mobile ko: only its desktop variant is left.
     const pricing = byPage("/pricing", second);
     expect((await g.variants(pricing.id)).map((variant) => [variant.viewport, variant.runId])).toEqual([
-      ["mobile", first],
+      ["desktop", first],
     ]);
     expect(byPage("/pricing", first)).toMatchObject({ status: "replaced", replacedById: pricing.id });
-    // /legacy had only that state: removed, no replacement, still readable.
+    // /legacy answered 404 in its only state: removed, no replacement, still readable.
     expect(byPage("/legacy", first)).toMatchObject({ status: "removed", replacedById: null, retiredByRunId: second });
     expect(await g.variants(byPage("/legacy", first).id)).toHaveLength(1);
-    // /status failed in the newer run: the gallery keeps what it had.
+    // /status failed for now (500): the gallery keeps what it had.
     expect(byPage("/status", first)).toMatchObject({ status: "current", retiredByRunId: null });
     // /same was captured again looking the same: replaced, but not counted as changed.
     expect(byPage("/same", second).contentSha256).toBe(byPage("/same", first).contentSha256);
@@ -601,17 +657,20 @@ describe("a newer run", () => {
       status,
       steps,
     }));
+    // The onboarding flow was not declared again and the other walks were not walked again: they stay.
     expect(flows).toEqual([
-      { flow: "declared onboarding first", status: "removed", steps: ["/home#1", "/pricing#2"] },
-      { flow: "walk signed-in first", status: "current", steps: ["/home"] },
+      { flow: "declared onboarding first", status: "current", steps: ["/home#1", "/pricing#2"] },
+      { flow: "walk signed-in-desktop-ko first", status: "current", steps: ["/home"] },
+      { flow: "walk signed-out-desktop-en first", status: "current", steps: ["/home"] },
       {
-        flow: "walk signed-out first",
+        flow: "walk signed-out-desktop-ko first",
         status: "replaced",
         steps: ["/home", "/pricing", "/legacy", "/status", "/same"],
       },
-      { flow: "walk signed-out first", status: "current", steps: ["/screens"] },
+      { flow: "walk signed-out-mobile-ko first", status: "current", steps: ["/pricing"] },
+      { flow: "walk signed-out-desktop-en first", status: "current", steps: ["/screens"] },
       { flow: "declared checkout second", status: "current", steps: ["/home#1"] },
-      { flow: "walk signed-out second", status: "current", steps: ["/home", "/same", "/new"] },
+      { flow: "walk signed-out-desktop-ko second", status: "current", steps: ["/home", "/same", "/new"] },
     ]);
   });
 
@@ -631,13 +690,119 @@ describe("a newer run", () => {
   });
 });
 
+/** The design app's 17 pages walked signed out at desktop English and at mobile Korean; /screens also in dark mode. */
+const DESIGN_PAGES = ["/", "/screens", "/patterns", "/taxonomy", ...Array.from({ length: 13 }, (_, i) => `/docs/${i}`)];
+
+async function walkedDesignApp(g: Gallery) {
+  const run = await g.run();
+  for (const [viewport, lang] of [
+    ["desktop", "en"],
+    ["mobile", "ko"],
+  ] as const) {
+    for (const page of DESIGN_PAGES) {
+      await g.capture(run, {
+        url: `https://design.shelf.test${page}`,
+        viewport,
+        lang,
+        meta: { app: "design", page, mode: "light", walk: true },
+      });
+    }
+  }
+  await g.capture(run, {
+    url: "https://design.shelf.test/screens",
+    viewport: "mobile",
+    lang: "ko",
+    meta: { app: "design", page: "/screens", mode: "dark" },
+  });
+  await replayRun(g.db, run, { store });
+  return run;
+}
+
+const walkSteps = async (g: Gallery) =>
+  Object.fromEntries(
+    (await g.flows()).filter((flow) => flow.status === "current").map((flow) => [flow.slug, flow.steps.length]),
+  );
+
+describe("a partial run", () => {
+  it("of one page at mobile Korean leaves the walks and every other variant as they were", async () => {
+    const g = await gallery();
+    const first = await walkedDesignApp(g);
+    expect(await walkSteps(g)).toEqual({ "signed-out-desktop-en": 17, "signed-out-mobile-ko": 17 });
+    const screensBefore = (await g.screens()).find((screen) => screen.page === "/screens");
+    const darkBefore = (await g.variants(screensBefore?.id ?? 0)).find((variant) => variant.mode === "dark");
+
+    const partial = await g.run();
+    await g.capture(partial, {
+      url: "https://design.shelf.test/patterns",
+      viewport: "mobile",
+      lang: "ko",
+      meta: { app: "design", page: "/patterns", mode: "dark" },
+    });
+    const summary = await replayRun(g.db, partial, { store });
+    expect(summary).toEqual({
+      added: { apps: 0, screens: 0, flows: 0 },
+      changed: { apps: 1, screens: 1, flows: 0 },
+      removed: { apps: 0, screens: 0, flows: 0 },
+    });
+    const after = await g.dump();
+
+    expect(await walkSteps(g)).toEqual({ "signed-out-desktop-en": 17, "signed-out-mobile-ko": 17 });
+    expect((await g.flows()).every((flow) => flow.runId === first && flow.status === "current")).toBe(true);
+    const current = (await g.screens()).filter((screen) => screen.status === "current");
+    expect(current).toHaveLength(17);
+    expect(current.filter((screen) => screen.runId === partial).map((screen) => screen.page)).toEqual(["/patterns"]);
+    const screens = current.find((screen) => screen.page === "/screens");
+    expect(screens?.id).toBe(screensBefore?.id);
+    expect((await g.variants(screens?.id ?? 0)).find((variant) => variant.mode === "dark")).toEqual(darkBefore);
+    const patterns = current.find((screen) => screen.page === "/patterns");
+    expect(
+      (await g.variants(patterns?.id ?? 0)).map((variant) => [
+        variant.viewport,
+        variant.lang,
+        variant.mode,
+        variant.runId,
+      ]),
+    ).toEqual([
+      ["desktop", "en", "light", first],
+      ["mobile", "ko", "light", first],
+      ["mobile", "ko", "dark", partial],
+    ]);
+
+    // Submitted again, it gives the same rows.
+    expect(await replayRun(g.db, partial, { store })).toEqual(summary);
+    expect(await g.dump()).toEqual(after);
+  });
+
+  it("that walks the app again at mobile Korean replaces that walk only", async () => {
+    const g = await gallery();
+    await walkedDesignApp(g);
+    const again = await g.run();
+    for (const page of ["/", "/screens", "/taxonomy"]) {
+      await g.capture(again, {
+        url: `https://design.shelf.test${page}`,
+        viewport: "mobile",
+        lang: "ko",
+        meta: { app: "design", page, mode: "light", walk: true },
+      });
+    }
+    expect((await replayRun(g.db, again, { store })).changed.flows).toBe(1);
+    expect(await walkSteps(g)).toEqual({ "signed-out-desktop-en": 17, "signed-out-mobile-ko": 3 });
+    const walks = (await g.flows()).filter((flow) => flow.slug === "signed-out-mobile-ko");
+    expect(walks.map(({ status, runId }) => [status, runId])).toEqual([
+      ["replaced", again - 1],
+      ["current", again],
+    ]);
+    expect((await g.screens()).filter((screen) => screen.status === "current")).toHaveLength(17);
+  });
+});
+
 describe("determinism", () => {
   it("gives identical rows and the same summary when the same run is replayed again", async () => {
     const g = await gallery();
     const { first, second } = await secondRunScenario(g);
     const afterFirst = await g.dump();
     expect(await replayRun(g.db, first, { store })).toEqual({
-      added: { apps: 2, screens: 6, flows: 4 },
+      added: { apps: 2, screens: 6, flows: 6 },
       changed: { apps: 0, screens: 0, flows: 0 },
       removed: { apps: 0, screens: 0, flows: 0 },
     });

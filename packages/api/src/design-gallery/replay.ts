@@ -1,7 +1,7 @@
 import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReplaySummary } from "@shelf/db/schema";
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Logger } from "../log";
 import { refreshGalleryCounts } from "../routers/design-gallery/service";
 import { type ArtifactStore, MissingObjectError } from "../storage/store";
@@ -11,6 +11,7 @@ import {
   type CurrentScreen,
   chooseVariants,
   compareText,
+  gonePages,
   type Plan,
   pageKey,
   planReplay,
@@ -93,12 +94,7 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
   }
 
   try {
-    const captures = await db
-      .select()
-      .from(schema.collectCaptures)
-      .where(eq(schema.collectCaptures.runId, runId))
-      .orderBy(asc(schema.collectCaptures.id));
-    const visits = captures.map(readVisit);
+    const visits = await readVisits(db, runId);
     const styles = await readStyles(db, store, runId, visits);
     const texts = new Map<number, string>();
     const chosen = [...chooseVariants(visits).values()].flatMap((page) => page.chosen.map((visit) => visit.capture));
@@ -108,9 +104,8 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
       await tx.execute(sql`select pg_advisory_xact_lock(${GALLERY_LOCK})`);
       await assertNewest(tx, runId);
       const kept = await undo(tx, runId);
-      const appSlugs = [...new Set(visits.filter((visit) => visit.capture.outcome === "ok").map((visit) => visit.app))];
-      const current = await readCurrent(tx, appSlugs);
-      const carried = current.screens.flatMap((screen) => screen.variants);
+      const current = await readCurrent(tx, [...new Set(visits.map((visit) => visit.app))]);
+      const carried = touchedScreens(visits, current.screens).flatMap((screen) => screen.variants);
       await readTexts(
         store,
         carried.map((variant) => ({ id: variant.captureId, htmlKey: variant.htmlKey ?? null })),
@@ -145,7 +140,23 @@ export async function replayRun(db: Database, runId: number, { store, log }: Rep
   }
 }
 
-/** Fonts and colors of each page's and each app's chosen captures, from the run's CSS assets they named. */
+/** The run's captures as visits, in upload order. */
+export async function readVisits(db: Executor, runId: number): Promise<Visit[]> {
+  const captures = await db
+    .select()
+    .from(schema.collectCaptures)
+    .where(eq(schema.collectCaptures.runId, runId))
+    .orderBy(asc(schema.collectCaptures.id));
+  return captures.map(readVisit);
+}
+
+/** The current screens a replay of these visits makes anew: the pages it visited `ok` or found gone. */
+export function touchedScreens(visits: readonly Visit[], screens: readonly CurrentScreen[]): CurrentScreen[] {
+  const pages = new Set([...chooseVariants(visits).keys(), ...gonePages(visits).keys()]);
+  return screens.filter((screen) => pages.has(pageKey(screen.appSlug, screen.page)));
+}
+
+/** Fonts and colors of each page's chosen captures, from the run's CSS assets they named. */
 async function readStyles(db: Database, store: ArtifactStore, runId: number, visits: Visit[]) {
   const assets = await db
     .select()
@@ -185,17 +196,10 @@ async function readStyles(db: Database, store: ArtifactStore, runId: number, vis
   };
 
   const pages = new Map<string, StyleFacts>();
-  const appShas = new Map<string, Set<string>>();
-  for (const [id, { app, chosen }] of chooseVariants(visits)) {
-    const shas = chosen.flatMap((visit) => cssOf(visit.capture));
-    pages.set(id, await analyse(shas));
-    const set = appShas.get(app) ?? new Set();
-    for (const sha of shas) set.add(sha);
-    appShas.set(app, set);
+  for (const [id, { chosen }] of chooseVariants(visits)) {
+    pages.set(id, await analyse(chosen.flatMap((visit) => cssOf(visit.capture))));
   }
-  const apps = new Map<string, StyleFacts>();
-  for (const [app, shas] of appShas) apps.set(app, await analyse(shas));
-  return { pages, apps };
+  return pages;
 }
 
 async function readText(store: ArtifactStore, key: string, url: string): Promise<string> {
@@ -302,8 +306,11 @@ async function undo(tx: Executor, runId: number): Promise<Kept> {
   };
 }
 
-/** The current screens and flows of the apps the run captured. */
-async function readCurrent(tx: Executor, appSlugs: string[]) {
+/**
+ * The current screens and flows of the apps the run captured. With `pages`, only the screens of those pages and of
+ * the current flows' pages (all a preview needs: it reports no fonts or colors of apps).
+ */
+export async function readCurrent(tx: Executor, appSlugs: string[], pages?: string[]) {
   const {
     galleryApps: a,
     galleryScreens: s,
@@ -321,7 +328,17 @@ async function readCurrent(tx: Executor, appSlugs: string[]) {
   if (ids.length === 0) {
     return { screens: [], flows: [], appSlugs: new Set<string>(), appIds };
   }
-  const isCurrentIn = and(inArray(s.appId, ids), eq(s.status, "current"));
+  // Written out in full: drizzle would name the outer table's column bare, which the subquery binds to its own flows.
+  const flowPages = sql`(
+    select recorded.page from gallery_flow_steps steps
+    join gallery_flows flow on flow.id = steps.flow_id
+    join gallery_screens recorded on recorded.id = steps.screen_id
+    where flow.app_id = ${sql.raw('"gallery_screens"."app_id"')} and flow.status = 'current')`;
+  const isCurrentIn = and(
+    inArray(s.appId, ids),
+    eq(s.status, "current"),
+    pages && or(pages.length > 0 ? inArray(s.page, pages) : undefined, sql`${s.page} in ${flowPages}`),
+  );
 
   const screenRows = await tx
     .select({ id: s.id, appId: s.appId, page: s.page, contentSha256: s.contentSha256 })
@@ -537,6 +554,8 @@ async function write(tx: Executor, runId: number, plan: Plan, kept: Kept, existi
           slug: flow.slug,
           name: flow.name,
           auth: flow.auth,
+          viewport: flow.viewport,
+          lang: flow.lang,
           contentSha256: flow.contentSha256,
         })),
       )

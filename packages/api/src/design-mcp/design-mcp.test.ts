@@ -44,6 +44,7 @@ beforeAll(async () => {
     ["writer", ["read", "write"]],
     ["reviewer", ["read", "review"]],
     ["collector", ["collect"]],
+    ["everything", ["read", "write", "review", "collect"]],
   ] as const) {
     const made = await createDesignToken(testDb.db, { name, roles: [...roles] }, "shelf");
     recordSecret(made.token);
@@ -110,13 +111,28 @@ describe("design MCP", () => {
     const { tools } = await (await connect(tokens.writer as string)).listTools();
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe("object");
-      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      // The write tools answer what read_document's schema says, and say so.
+      if (tool.annotations?.readOnlyHint) expect(tool.outputSchema?.type, tool.name).toBe("object");
+      else expect(tool.description, tool.name).toContain("as read_document does");
       expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe("boolean");
     }
     expect(tools.find((tool) => tool.name === "draft_version")?.annotations).toMatchObject({
       readOnlyHint: false,
       destructiveHint: false,
     });
+  });
+
+  it("lists every tool in under 20 KB: no date-time regex beside its format, no bounds that are only 2^53", async () => {
+    const answer = await post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }, {}, tokens.everything);
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    const { result } = JSON.parse(text) as { result: { tools: { name: string }[] } };
+    expect(result.tools.map((tool) => tool.name).sort()).toEqual(designTools.map((tool) => tool.name).sort());
+    expect(Buffer.byteLength(text)).toBeLessThan(20_000);
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    const formatted = [...text.matchAll(/\{[^{}]*"format"[^{}]*\}/g)].map((match) => match[0]);
+    expect(formatted.length).toBeGreaterThan(0);
+    for (const schema of formatted) expect(schema).not.toContain('"pattern"');
   });
 
   it("refuses tokens without the read role (403 naming it), account keys and no token (401)", async () => {
@@ -162,12 +178,36 @@ describe("design MCP", () => {
     expect(Object.keys((taxonomy.structuredContent as { taxonomy: object }).taxonomy)).toEqual(["patterns"]);
     const manifest = await client.callTool({ name: "get_manifest", arguments: {} });
     expect((manifest.structuredContent as { skill: { archive: { url: string } } }).skill.archive.url).toMatch(/^http/);
+    // `limit` screens a page; the cursor alone carries the query, and is refused with another one.
+    type Found = { items: { id: number }[]; next_cursor: string };
+    const five = (await client.callTool({ name: "search_screens", arguments: { sort: "name", limit: 5 } }))
+      .structuredContent as Found;
+    const more = (await client.callTool({ name: "search_screens", arguments: { cursor: five.next_cursor, limit: 5 } }))
+      .structuredContent as Found;
+    const ten = await rest<{ items: { id: number }[] }>("/api/v1/screens?facets=false&sort=name&limit=10");
+    expect([...five.items, ...more.items].map((item) => item.id)).toEqual(ten.items.map((item) => item.id));
+    expect(ten.items).toHaveLength(10);
+    const other = await client.callTool({
+      name: "search_screens",
+      arguments: { sort: "newest", cursor: five.next_cursor },
+    });
+    expect(other.isError).toBe(true);
+    expect(JSON.stringify(other.content)).toContain("cursor");
     // A name the gallery does not know: a tool error naming the field, not an empty list.
     const unknown = await client.callTool({ name: "search_screens", arguments: { patterns: ["no-such-pattern"] } });
     expect(unknown.isError).toBe(true);
     expect(JSON.stringify(unknown.content)).toContain("patterns");
     // A tool that does not exist is a protocol error (-32602).
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    // Its message once: the client puts the "MCP error -32602:" prefix before it, the server does not.
+    const failed = await client.callTool({ name: "no_such_tool", arguments: {} }).catch((error: Error) => error);
+    expect((failed as Error).message).toBe("MCP error -32602: Unknown tool: no_such_tool.");
+    const raw = await post(
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "no_such_tool", arguments: {} } },
+      {},
+      tokens.writer,
+    );
+    expect((await raw.json()).error).toEqual({ code: -32602, message: "Unknown tool: no_such_tool." });
   });
 
   it("drafts, submits and reviews a document; a stale base names the newest version; roles are checked on each call", async () => {

@@ -5,7 +5,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { withDeadline } from "@shelf/db";
 import { credentialKey } from "../auth/caller";
@@ -22,6 +21,7 @@ import {
   callProcedureTool,
   fromResponse,
   readRpcMessage,
+  rpcFailure,
   sameOrigin,
   serveStateless,
   unsupportedProtocolVersion,
@@ -67,8 +67,8 @@ export function createDesignMcpEdge(options: DesignMcpEdgeOptions): Edge {
       title: tool.title,
       description: `${tool.description} Needs the ${tool.role} role.`,
       inputSchema: toolSchema(tool.input, "input"),
-      outputSchema: toolSchema(tool.output, "output"),
-      annotations: { title: tool.title, ...tool.annotations },
+      ...(tool.output ? { outputSchema: toolSchema(tool.output, "output") } : {}),
+      annotations: tool.annotations,
     },
   }));
   const dbDeadlineMs = options.dbDeadlineMs ?? 6000;
@@ -150,14 +150,12 @@ export function createDesignMcpEdge(options: DesignMcpEdgeOptions): Edge {
     }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const tool = byName.get(params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}.`);
+      if (!tool) throw rpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${params.name}.`);
       if (!caller.roles.has(tool.role)) {
-        throw new McpError(
+        throw rpcFailure(
           ErrorCode.InvalidRequest,
           `The ${tool.name} tool needs the ${tool.role} role, which this token lacks.`,
-          {
-            required_role: tool.role,
-          },
+          { required_role: tool.role },
         );
       }
       return callTool(tool, params.arguments ?? {}, caller, request, requestId);

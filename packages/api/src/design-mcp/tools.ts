@@ -2,7 +2,6 @@ import type { DesignRole } from "@shelf/db/enums";
 import type { AnyProcedure } from "@trpc/server";
 import { z } from "zod";
 import { designRouter } from "../design-api";
-import { ValidationError } from "../errors";
 import {
   PageInput,
   ReadDocumentInput,
@@ -10,7 +9,14 @@ import {
   SubmitVersionInput,
   WriteVersionInput,
 } from "../routers/design-docs/schemas";
-import { GalleryScreenCard, IdInput, ScreensInput, TaxonomyInput } from "../routers/design-gallery/schemas";
+import {
+  GALLERY_GRID,
+  GalleryScreenCard,
+  IdInput,
+  MAX_FILTER_NAMES,
+  ScreensInput,
+  TaxonomyInput,
+} from "../routers/design-gallery/schemas";
 
 /**
  * A tool of the design MCP: one call of a design API procedure (the same one its REST route calls, so its checks
@@ -24,8 +30,11 @@ export type DesignTool = {
   /** The procedure's path in the design router (`gallery.screens`). */
   procedure: string;
   input: z.ZodType;
-  /** The answer's shape (`structuredContent`); the procedure's own output unless the tool reshapes it. */
-  output: z.ZodType;
+  /**
+   * The answer's shape (`structuredContent`); the procedure's own output unless the tool reshapes it. Null for a tool
+   * that answers what another tool's schema says (its description names it): the tools list stays small.
+   */
+  output: z.ZodType | null;
   /** The procedure's input from the tool's arguments (as they are, unless the tool pages or renames). */
   toInput?: (args: Record<string, unknown>) => unknown;
   toOutput?: (answer: unknown, args: Record<string, unknown>) => unknown;
@@ -42,21 +51,24 @@ function outputOf(path: string): z.ZodType {
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
-/** The grid's page size for a search (its default four columns: 24 screens). */
-const SEARCH_COLS = 4;
-
-/** A search cursor: the next page's number, opaque to the agent. */
-const cursorOf = (page: number) => Buffer.from(`screens:${page}`).toString("base64url");
-function pageOf(cursor: unknown): number {
-  if (cursor === undefined) return 1;
-  const match =
-    typeof cursor === "string" ? /^screens:(\d{1,5})$/.exec(Buffer.from(cursor, "base64url").toString()) : null;
-  if (!match) throw new ValidationError({ cursor: ["must be a next_cursor this tool gave"] });
-  return Number(match[1]);
-}
+/** A list filter of the tool: names in an array (REST's repeated parameters and comma lists do not apply). */
+const names = (what: string) =>
+  z
+    .array(z.string().max(100))
+    .max(MAX_FILTER_NAMES)
+    .meta({ description: `${what}: every one must be on the screen.` })
+    .optional();
 
 const SearchArguments = ScreensInput.omit({ cols: true, page: true, facets: true }).extend({
-  cursor: z.string().max(100).optional().meta({ description: "`next_cursor` of the page before; none for the first." }),
+  patterns: names("Pattern slugs"),
+  components: names("Component slugs"),
+  elements: names("Element slugs"),
+  fonts: names("Font families, lowercase"),
+  colors: names("Colors as `#rrggbb` or `#rrggbbaa`"),
+  limit: ScreensInput.shape.limit.meta({ description: "Screens a page: 1 to 100, default 24." }),
+  cursor: ScreensInput.shape.cursor.meta({
+    description: "`next_cursor` of the answer before. It carries the query: send it alone or with the same filters.",
+  }),
 });
 
 const SearchAnswer = z.object({
@@ -69,7 +81,7 @@ const SearchAnswer = z.object({
 });
 
 const SEARCH_DESCRIPTION =
-  "The gallery's current screens under the filters of GET /api/v1/screens (the same ids in the same order, 24 a page): page type (`kind`), `patterns`, `components`, `elements`, `fonts` and `colors` (every one named must be on the screen), `viewport`, `lang`, `mode`, `platform`, `app`, and `q` (words in Korean or English, each part of a word of the screen's text, titles, app or tags). Images come as URLs. A name the gallery does not know is an error naming the field; `get_taxonomy` lists the names.";
+  "The gallery's current screens under the filters of GET /api/v1/screens (the same ids in the same order), `limit` a page (default 24, at most 100), the next page by `cursor` (the `next_cursor` before: it carries the query, so send it alone or with the same filters): page type (`kind`), `patterns`, `components`, `elements`, `fonts` and `colors` (every one named must be on the screen), `viewport`, `lang`, `mode`, `platform`, `app`, and `q` (words in Korean or English, each part of a word of the screen's text, titles, app or tags). Images come as URLs. A name the gallery does not know is an error naming the field; `get_taxonomy` lists the names.";
 
 export const designTools: DesignTool[] = [
   {
@@ -80,14 +92,11 @@ export const designTools: DesignTool[] = [
     procedure: "gallery.screens",
     input: SearchArguments,
     output: SearchAnswer,
-    toInput: ({ cursor, ...filters }) => ({ ...filters, cols: SEARCH_COLS, page: pageOf(cursor), facets: false }),
+    // Always by cursor: `limit` screens at a time, each next page after the last one shown, under the same query.
+    toInput: (args) => ({ ...args, limit: args.limit ?? GALLERY_GRID.minPageScreens, facets: false }),
     toOutput: (answer) => {
-      const page = answer as { items: unknown[]; total: number; page: number; pages: number };
-      return {
-        items: page.items,
-        total: page.total,
-        next_cursor: page.page < page.pages ? cursorOf(page.page + 1) : null,
-      };
+      const { items, total, next_cursor } = answer as { items: unknown[]; total: number; next_cursor: string | null };
+      return { items, total, next_cursor };
     },
     annotations: READ,
   },
@@ -172,21 +181,22 @@ export const designTools: DesignTool[] = [
     name: "draft_version",
     title: "Draft a document's next version",
     description:
-      "Writes draft version N+1 on `base_version` N (0 for a new document). If `base_version` is not the newest, nothing is written and the error names `latest_version` and its author: read that version, rebase, and draft again on it.",
+      "Writes draft version N+1 on `base_version` N (0 for a new document). If `base_version` is not the newest, nothing is written and the error names `latest_version` and its author: read that version, rebase, and draft again on it. Answers the document and the version, as read_document does (without the body).",
     role: "write",
     procedure: "docs.write",
     input: WriteVersionInput,
-    output: outputOf("docs.write"),
+    output: null,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: "submit_version",
     title: "Submit a draft for review",
-    description: "Puts a draft up for review. Submitting again, or a reviewed version, is an error.",
+    description:
+      "Puts a draft up for review. Submitting again, or a reviewed version, is an error. Answers the document and the version, as read_document does (without the body).",
     role: "write",
     procedure: "docs.submit",
     input: SubmitVersionInput,
-    output: outputOf("docs.submit"),
+    output: null,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
@@ -203,18 +213,87 @@ export const designTools: DesignTool[] = [
     name: "review_version",
     title: "Review a submitted version",
     description:
-      "Records one verdict (`approved`, `changes_requested` or `rejected`, with a `reason`) on a submitted version; an approved one becomes the document's current version unless a newer one is. A token never reviews a version it wrote.",
+      "Records one verdict (`approved`, `changes_requested` or `rejected`, with a `reason`) on a submitted version; an approved one becomes the document's current version unless a newer one is. An agent (every token of one name) never reviews a version it wrote. Answers the document and the version, as read_document does (without the body).",
     role: "review",
     procedure: "docs.review",
     input: ReviewInput,
-    output: outputOf("docs.review"),
+    output: null,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
 ];
 
-/** A zod schema as an MCP tool's JSON Schema (an object at the root, no `$schema`). */
+/**
+ * A zod schema as an MCP tool's JSON Schema (an object at the root, no `$schema`), without what only weighs (a host
+ * may send the whole tools list to its model on every turn): the date-time regex zod writes beside every
+ * `format: date-time` (the format says it), integer bounds that are only JavaScript's safe range, `type` beside an
+ * `enum` of strings, nullable values as one schema instead of an `anyOf`. An answer's schema also leaves out its
+ * fields' descriptions, which nested fields are required and `additionalProperties: false` (the REST route's OpenAPI
+ * document has them all; every answer carries every field): it gives the shape and types of `structuredContent`.
+ */
 export function toolSchema(schema: z.ZodType, io: "input" | "output"): { type: "object"; [key: string]: unknown } {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
   delete json.$schema;
-  return { ...json, type: "object" };
+  const { required } = json;
+  const light = inlineSingleUse(lighter(json, io) as Json);
+  return { ...light, ...(required ? { required } : {}), type: "object" };
+}
+
+type Json = Record<string, unknown>;
+
+function lighter(node: unknown, io: "input" | "output"): unknown {
+  if (Array.isArray(node)) return node.map((item) => lighter(item, io));
+  if (node === null || typeof node !== "object") return node;
+  const light: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "properties" || key === "$defs") {
+      const named = Object.entries(value as Json).map(([name, item]) => [name, lighter(item, io)]);
+      light[key] = Object.fromEntries(named);
+    } else light[key] = key === "enum" || key === "required" ? value : lighter(value, io);
+  }
+  if (light.format !== undefined) delete light.pattern;
+  if (light.minimum === Number.MIN_SAFE_INTEGER) delete light.minimum;
+  if (light.maximum === Number.MAX_SAFE_INTEGER) delete light.maximum;
+  if (Array.isArray(light.enum) && light.type === "string") delete light.type;
+  if (io === "output") {
+    delete light.description;
+    delete light.required;
+    if (light.additionalProperties === false) delete light.additionalProperties;
+  }
+  return nullableOf(light);
+}
+
+/** Definitions referred to once written where they are used: the same schema, without their names twice. */
+function inlineSingleUse(schema: Json): Json {
+  const defs = schema.$defs as Record<string, Json> | undefined;
+  if (!defs) return schema;
+  const text = JSON.stringify(schema);
+  const once = new Set(Object.keys(defs).filter((name) => text.split(`"#/$defs/${name}"`).length === 2));
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (node === null || typeof node !== "object") return node;
+    const ref = (node as Json).$ref;
+    const name = typeof ref === "string" ? ref.replace("#/$defs/", "") : "";
+    if (once.has(name)) return inline(defs[name]);
+    const entries = Object.entries(node).filter(([key]) => key !== "$defs");
+    return Object.fromEntries(entries.map(([key, value]) => [key, inline(value)]));
+  };
+  const left = Object.entries(defs).filter(([name]) => !once.has(name));
+  const inlined = inline(schema) as Json;
+  return left.length > 0
+    ? { ...inlined, $defs: Object.fromEntries(left.map(([name, def]) => [name, inline(def)])) }
+    : inlined;
+}
+
+/** `anyOf: [X, {type: "null"}]` as X that also takes null, when X is a plain type or an enum. */
+function nullableOf(node: Json): Json {
+  const variants = node.anyOf;
+  if (!Array.isArray(variants) || variants.length !== 2) return node;
+  const [value, none] = variants as Json[];
+  if (!value || none?.type !== "null" || Object.keys(none).length !== 1) return node;
+  const { anyOf: _anyOf, ...rest } = node;
+  if (Array.isArray(value.enum) && Object.keys(value).length === 1) return { ...rest, enum: [...value.enum, null] };
+  if (typeof value.type === "string" && !value.$ref && !value.properties && !value.items) {
+    return { ...rest, ...value, type: [value.type, "null"] };
+  }
+  return node;
 }

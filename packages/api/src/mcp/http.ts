@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type CallToolResult, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { databaseUnavailable, withDeadline } from "@shelf/db";
 import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
 import type { Context } from "../context";
@@ -25,6 +25,17 @@ export function allowedHostsFor(base: URL, extra: readonly string[]): Set<string
   // hostNames: each as a Host header may write it, the scheme's default port spelled out or not.
   const own = names.flatMap((name) => hostNames(`${base.protocol}//${name}${port}`));
   return new Set([...own, ...extra.map((host) => host.toLowerCase())]);
+}
+
+/**
+ * A JSON-RPC error for the SDK's server to send, its message as written. The SDK's `McpError` puts "MCP error
+ * <code>: " before the message, and the SDK's client puts it there again when it reads the answer, so a person read
+ * the prefix twice.
+ */
+export function rpcFailure(code: number, message: string, data?: unknown): McpError {
+  const error = new McpError(code, message, data);
+  error.message = message;
+  return error;
 }
 
 /** Whether a request's Host and Origin name this server (a page elsewhere reaching it through a name it resolves). */

@@ -30,6 +30,8 @@ export type ScreenSpec = {
   at: number;
   /** A flow the collector declared the page a step of. */
   flow?: { name: string; step: number };
+  /** The page answered 404 in its states (the replay retires it there) instead of being captured. */
+  gone?: boolean;
 };
 
 /** A small deterministic generator (mulberry32): the same seed draws the same gallery. */
@@ -203,10 +205,11 @@ export async function seedRun(
         viewport: state.viewport,
         lang: state.lang,
         auth: state.auth,
-        outcome: "ok",
+        outcome: screen.gone ? "failed" : "ok",
         finalUrl: url,
-        httpStatus: 200,
+        httpStatus: screen.gone ? 404 : 200,
         meta: {
+          walk: true,
           ...(screen.title ? { title: screen.title[state.lang] } : {}),
           ...(screen.pageType ? { page_type: screen.pageType } : {}),
           patterns: screen.patterns,

@@ -146,7 +146,7 @@ export const galleryScreens = pgTable(
 
 /**
  * One capture shown as a screen: the page at one viewport, language, signed-in state and color scheme. A variant the
- * newer run did not capture again (it did not cover that state) is carried into the newer screen: it keeps pointing
+ * newer run did not capture again (nor find gone: HTTP 404 or 410) is carried into the newer screen: it keeps pointing
  * at its own, older capture (`run_id` is the capture's run).
  */
 export const galleryScreenVariants = pgTable(
@@ -258,7 +258,8 @@ export const galleryAppTerms = pgTable(
 
 /**
  * A sequence of an app's pages as one run recorded it: a flow the collector declared (`meta.flow`, `flow_step`), or
- * the order it first reached the app's pages in one signed-in state (`walk`, slug `signed-in` or `signed-out`).
+ * the order it first reached the app's pages in one signed-in state, viewport and language (`walk`, slug
+ * `signed-out-desktop-en`, ..., from its captures that say `meta.walk`).
  */
 export const galleryFlows = pgTable(
   "gallery_flows",
@@ -276,6 +277,9 @@ export const galleryFlows = pgTable(
     name: text(),
     /** The signed-in state of a walk; null for a declared flow. */
     auth: boolean(),
+    /** The viewport and language a walk was made in; null for a declared flow. */
+    viewport: text().$type<CollectViewport>(),
+    lang: text().$type<CollectLang>(),
     status: text().$type<GalleryStatus>().notNull().default("current"),
     replacedById: integer().references((): AnyPgColumn => galleryFlows.id, { onDelete: "set null" }),
     retiredByRunId: integer().references(() => collectRuns.id),
@@ -288,6 +292,10 @@ export const galleryFlows = pgTable(
     index("gallery_flows_replaced_by").on(t.replacedById),
     check("gallery_flows_kind", sql`${t.kind} IN ('declared', 'walk')`),
     check("gallery_flows_walk", sql`(${t.kind} = 'walk') = (${t.auth} IS NOT NULL)`),
+    check(
+      "gallery_flows_walk_state",
+      sql`(${t.kind} = 'walk') = (${t.viewport} IS NOT NULL) AND (${t.viewport} IS NULL) = (${t.lang} IS NULL)`,
+    ),
     check("gallery_flows_status", sql`${t.status} ${STATUS_CHECK}`),
     check("gallery_flows_retired", sql`(${t.status} = 'current') = (${t.retiredByRunId} IS NULL)`),
     check("gallery_flows_replaced_by", sql`${t.replacedById} IS NULL OR ${t.status} = 'replaced'`),

@@ -36,9 +36,17 @@ export default async function AppPage({ params, searchParams }: Props) {
   const step = Number.isInteger(requested) && requested >= 1 && requested <= stepCount ? requested : 1;
   const current = flow?.steps[step - 1];
   const stepHref = (n: number) => `/apps/${app.id}?flow=${flow?.id}&step=${n}#flow`;
-  const flowName = (candidate: (typeof flows)[number]) =>
-    candidate.name ??
-    (candidate.kind === "walk" ? t(candidate.signed_in ? "walkSignedIn" : "walkSignedOut") : candidate.slug);
+  const flowName = (candidate: (typeof flows)[number]) => {
+    if (candidate.name) return candidate.name;
+    if (candidate.kind !== "walk") return candidate.slug;
+    return [
+      t(candidate.signed_in ? "walkSignedIn" : "walkSignedOut"),
+      candidate.viewport && t(`values.viewport.${candidate.viewport}`),
+      candidate.lang && t(`values.lang.${candidate.lang}`),
+    ]
+      .filter(Boolean)
+      .join(" · ");
+  };
   return (
     <div className="gallery-wide stack-large">
       <nav aria-label={t("breadcrumb")} className="breadcrumb">

@@ -18,6 +18,11 @@ export const CaptureMeta = z
     /** The flow the page is a step of (`sign-in`, `buy`, ...) and its position in it, from 1. */
     flow: z.string().min(1).max(64).optional(),
     flow_step: z.int().min(1).max(1000).optional(),
+    /**
+     * The page was reached by walking the app from its start in this capture's signed-in state, viewport and
+     * language: the run's walk there is its `walk` captures in upload order, and replaces the gallery's walk there.
+     */
+    walk: z.boolean().optional(),
     /** Design patterns the page shows (`empty-state`, `pagination`, `data-table`, ...). */
     patterns: z.array(z.string().min(1).max(64)).max(50).optional(),
     /** UI elements on the page (`button`, `text-field`, `dialog`, `tab`, ...). */

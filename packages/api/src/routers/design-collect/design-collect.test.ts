@@ -239,7 +239,8 @@ describe("the collection lock", () => {
         { found: false, reason: "No such account." },
       ],
       build_versions: ["web 1.4.0", "design 0.1.0"],
-      replay: { added: { apps: 1, screens: 1, flows: 1 }, removed: { apps: 0, screens: 0, flows: 0 } },
+      // One capture that says no `meta.walk`: a screen, no walk.
+      replay: { added: { apps: 1, screens: 1, flows: 0 }, removed: { apps: 0, screens: 0, flows: 0 } },
       submitted_at: expect.any(String),
     });
     // The replay made the run's capture a screen of the gallery, with the capture's image as its variant.
@@ -509,7 +510,8 @@ describe("captures", () => {
   it("takes every limited field at its limit and refuses one more (413 for files, 422 naming the field)", async () => {
     const collector = await token();
     const run = await openRun(collector.token);
-    const at = (length: number) => `https://x.test/${"p".repeat(length - 15)}`;
+    // On an app the run declared: a capture outside its scope is refused before its lengths matter.
+    const at = (length: number) => `https://accounts.shelf.test/${"p".repeat(length - 28)}`;
     const full = await uploadCapture(collector.token, run, {
       key: "k".repeat(COLLECT_LIMITS.key),
       url: at(COLLECT_LIMITS.url),
@@ -575,6 +577,44 @@ describe("captures", () => {
     expect((await request(`${RUNS}/${run}`, { key: collector.token })).body.run.counts.captures).toBe(1);
   });
 
+  it("refuses a capture outside the run's declared apps, viewports or languages (422 naming the scope)", async () => {
+    const collector = await token();
+    const opened = await open(collector.token, { apps: ["design"], viewports: ["mobile"], langs: ["ko"] });
+    expect(opened.status, opened.text).toBe(201);
+    const run = opened.body.run.id;
+    const design = { url: "https://design.shelf.test/patterns", viewport: "mobile", lang: "ko", auth: "false" };
+    const scope = "The capture is outside its run's declared scope: apps design; viewports mobile; languages ko.";
+    for (const [fields, errors] of [
+      [
+        { viewport: "desktop" },
+        { viewport: ["desktop is outside the run's declared viewports (mobile); open a run that declares it"] },
+      ],
+      [{ lang: "en" }, { lang: ["en is outside the run's declared languages (ko); open a run that declares it"] }],
+      [
+        { url: "https://accounts.shelf.test/library" },
+        { url: ["the app accounts is outside the run's declared apps (design); open a run that declares it"] },
+      ],
+      [
+        { meta: JSON.stringify({ app: "accounts" }) },
+        { "meta.app": ["the app accounts is outside the run's declared apps (design); open a run that declares it"] },
+      ],
+      [
+        { url: "http://localhost:3001/patterns" },
+        { url: ["the app localhost:3001 is outside the run's declared apps (design); open a run that declares it"] },
+      ],
+    ] as const) {
+      const refused = await uploadCapture(collector.token, run, { ...design, ...fields });
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.body).toEqual({ message: scope, errors });
+    }
+    expect((await request(`${RUNS}/${run}`, { key: collector.token })).body.run.counts.captures).toBe(0);
+    // Within the scope, by URL or by meta.app.
+    expect((await uploadCapture(collector.token, run, design)).status).toBe(201);
+    const meta = JSON.stringify({ app: "design", page: "/patterns" });
+    const local = { ...design, url: "http://localhost:3001/patterns", meta };
+    expect((await uploadCapture(collector.token, run, local)).status).toBe(201);
+  });
+
   it("reads meta as JSON text of CaptureMeta, keeping unknown fields, and names what is wrong in it (422)", async () => {
     const collector = await token();
     const run = await openRun(collector.token);
@@ -608,6 +648,7 @@ describe("captures", () => {
       ["null", "meta"],
       [`${"[".repeat(100)}${"]".repeat(100)}`, "meta"],
       ['{"flow_step": "two"}', "meta.flow_step"],
+      ['{"walk": "yes"}', "meta.walk"],
       ['{"app": "mail"}', "meta.app"],
       ['{"patterns": "data-table"}', "meta.patterns"],
     ] as const) {
@@ -650,9 +691,13 @@ describe("captures", () => {
     const collector = await token();
     const run = await openRun(collector.token);
     const key = newKey();
-    const first = await uploadCapture(collector.token, run, { key, url: "https://x.test/first" });
+    const first = await uploadCapture(collector.token, run, { key, url: "https://accounts.shelf.test/first" });
     expect(first.status).toBe(201);
-    const again = await uploadCapture(collector.token, run, { key, url: "https://x.test/second", lang: "ko" });
+    const again = await uploadCapture(collector.token, run, {
+      key,
+      url: "https://accounts.shelf.test/second",
+      lang: "ko",
+    });
     expect(again.status).toBe(200);
     expect(again.body.capture).toEqual(first.body.capture);
 

@@ -93,7 +93,7 @@ export const designCollectRouter = router({
         path: "/api/agent/collect/runs/{run}",
         tags,
         summary: "A collect run's status",
-        description: `Status (\`open\`, \`submitted\`, \`replaying\`, \`replayed\`, \`failed\`), counts of captures and assets, the lease's end, the error of a failed run, and \`replay\`: what the replay added, changed and removed in the gallery. ${FAMILY}`,
+        description: `Status (\`open\`, \`submitted\`, \`replaying\`, \`replayed\`, \`failed\`), counts of captures and assets, the lease's end, the error of a failed run, \`preview\` while the run is open: what submitting it would add, replace and retire in the gallery as it is now (a run changes only what it captured; read it before submitting), and \`replay\`: what the replay added, changed and removed. ${FAMILY}`,
       },
       designExample: {
         target: "family",
@@ -166,7 +166,7 @@ export const designCollectRouter = router({
         path: "/api/agent/collect/runs/{run}/captures",
         tags,
         summary: "Upload one page's capture",
-        description: `multipart/form-data. \`key\`: exactly ${COLLECT_LIMITS.key} characters, unique in the run (a digest of the page, viewport, language and signed-in state suits). \`url\`, \`final_url\`, \`message\`: at most ${COLLECT_LIMITS.url} characters. \`image\`: at most ${COLLECT_LIMITS.imageBytes} bytes of PNG, JPEG or WebP, told by its bytes (anything else is 422), whose pixel size is recorded. \`html\`: at most ${COLLECT_LIMITS.htmlBytes} bytes. \`meta\`: JSON text of a \`CaptureMeta\` object, every field optional and unknown fields kept (text that is not JSON, or a known field of the wrong type, is 422 naming it). \`assets\`: JSON text of an array of SHA-256s of assets already uploaded to this run (an unknown one is 422). The same \`key\` again with the same image replaces nothing and answers 200 with the capture already recorded; with another image it is 409 \`capture_key_taken\`. Each upload renews the run's lease. ${BOOLEANS} ${OVERSIZE} ${CLOSED} ${FAMILY}`,
+        description: `multipart/form-data. \`key\`: exactly ${COLLECT_LIMITS.key} characters, unique in the run (a digest of the page, viewport, language and signed-in state suits). \`url\`, \`final_url\`, \`message\`: at most ${COLLECT_LIMITS.url} characters. \`image\`: at most ${COLLECT_LIMITS.imageBytes} bytes of PNG, JPEG or WebP, told by its bytes (anything else is 422), whose pixel size is recorded. \`html\`: at most ${COLLECT_LIMITS.htmlBytes} bytes. \`meta\`: JSON text of a \`CaptureMeta\` object, every field optional and unknown fields kept (text that is not JSON, or a known field of the wrong type, is 422 naming it). \`assets\`: JSON text of an array of SHA-256s of assets already uploaded to this run (an unknown one is 422). A capture outside what the run declared when it was opened (its app, \`meta.app\` or else the one its URL names, its \`viewport\`, its \`lang\`) is 422 naming those fields and the declared scope. The same \`key\` again with the same image replaces nothing and answers 200 with the capture already recorded; with another image it is 409 \`capture_key_taken\`. Each upload renews the run's lease. ${BOOLEANS} ${OVERSIZE} ${CLOSED} ${FAMILY}`,
       },
       errors: ["run_not_open", "capture_key_taken"],
       designExample: {

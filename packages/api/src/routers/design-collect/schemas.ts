@@ -6,6 +6,8 @@ import {
   collectLangs,
   collectRunStatuses,
   collectViewports,
+  colorModes,
+  galleryFlowKinds,
 } from "@shelf/db/enums";
 import { z } from "zod";
 import { parseClientJson, TOO_DEEP } from "../../json-text";
@@ -168,6 +170,44 @@ export const ReplaySummaryData = z
   .object({ added: Counts, changed: Counts, removed: Counts })
   .meta({ id: "ReplaySummaryData", description: "What the replay did to the gallery's apps, screens and flows." });
 
+const RowCounts = z.object({ add: z.int(), replace: z.int(), retire: z.int() });
+
+export const ReplayPreviewData = z
+  .object({
+    screens: RowCounts,
+    variants: RowCounts,
+    flows: z
+      .array(
+        z.object({
+          app: z.string(),
+          kind: z.enum(galleryFlowKinds),
+          slug: z.string(),
+          change: z.enum(["add", "replace", "retire"]),
+          steps_before: z.int().nullable(),
+          steps_after: z.int().nullable(),
+        }),
+      )
+      .meta({ description: "Each flow it would add, replace with other steps, or retire, with its steps' counts." }),
+    retired_variants: z
+      .array(
+        z.object({
+          screen_id: z.int(),
+          app: z.string(),
+          page: z.string(),
+          viewport: z.enum(collectViewports),
+          lang: z.enum(collectLangs),
+          signed_in: z.boolean(),
+          mode: z.enum(colorModes).nullable(),
+        }),
+      )
+      .meta({ description: "The first 100 variants it would take out of the gallery (`variants.retire` counts all)." }),
+  })
+  .meta({
+    id: "ReplayPreviewData",
+    description:
+      "What submitting the run would do to the gallery as it is now, in rows: screens and variants it would add, replace and retire, and each flow it would change. A run changes only what it captured: pages, states, walks and flows it did not capture stay as they are.",
+  });
+
 export const CollectRunData = z
   .object({
     id: z.int(),
@@ -184,6 +224,8 @@ export const CollectRunData = z
     accounts: z.array(z.object({ found: z.boolean(), reason: z.string().nullable() })).nullable(),
     build_versions: z.array(z.string()).nullable(),
     replay: ReplaySummaryData.nullable(),
+    /** While open, on its status: what submitting it would do. */
+    preview: ReplayPreviewData.nullable(),
     created_at: DateTime,
     submitted_at: DateTime.nullable(),
     finished_at: DateTime.nullable(),

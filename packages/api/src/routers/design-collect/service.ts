@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { type Database, type Executor, schema } from "@shelf/db";
 import type { CaptureOutcome, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
 import { and, asc, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { appOf } from "../../design-gallery/pages";
+import { previewReplay } from "../../design-gallery/preview";
 import { replayRun } from "../../design-gallery/replay";
-import { DomainError, ValidationError } from "../../errors";
+import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { type Logger, safeError } from "../../log";
 import { isoOrNull } from "../../schemas/common";
 import type { ArtifactStore, StoredObject } from "../../storage/store";
@@ -65,6 +67,7 @@ function runData({ run, captures, assets }: { run: RunRow; captures: number; ass
     accounts: run.accounts,
     build_versions: run.buildVersions,
     replay: run.replay,
+    preview: null,
     created_at: run.createdAt.toISOString(),
     submitted_at: isoOrNull(run.submittedAt),
     finished_at: isoOrNull(run.finishedAt),
@@ -116,10 +119,12 @@ const visibleTo = (agent: CollectAgent, runId: number) =>
 const notFound = (runId: number) => new DomainError("not_found", `No collect run ${runId}.`);
 
 /** The run as its opener's family sees it; any other token gets 404, exactly as for a run that does not exist. */
+/** A run's status; while it is open, with what submitting it would do to the gallery now. */
 export async function readRun(db: Executor, agent: CollectAgent, runId: number): Promise<CollectRunData> {
   const [row] = await runsWithCounts(db).where(visibleTo(agent, runId));
   if (!row) throw notFound(runId);
-  return runData(row);
+  const run = runData(row);
+  return run.status === "open" ? { ...run, preview: await previewReplay(db, runId) } : run;
 }
 
 /** Why a run takes nothing more: 404 when the agent cannot see it, else 409 naming its status. */
@@ -133,10 +138,48 @@ async function refuseClosed(db: Executor, agent: CollectAgent, runId: number): P
   );
 }
 
-/** The run, if it is the agent's and still open (404 or 409 otherwise): checked before any bytes are stored. */
-async function openRunOf(db: Executor, agent: CollectAgent, runId: number): Promise<void> {
-  const [run] = await db.select({ status: collectRuns.status }).from(collectRuns).where(visibleTo(agent, runId));
-  if (run?.status !== "open") await refuseClosed(db, agent, runId);
+type DeclaredScope = Pick<RunRow, "apps" | "viewports" | "langs">;
+
+/**
+ * The run's declared scope, if it is the agent's and still open (404 or 409 otherwise): checked before any bytes are
+ * stored.
+ */
+async function openRunOf(db: Executor, agent: CollectAgent, runId: number): Promise<DeclaredScope> {
+  const [run] = await db
+    .select({
+      status: collectRuns.status,
+      apps: collectRuns.apps,
+      viewports: collectRuns.viewports,
+      langs: collectRuns.langs,
+    })
+    .from(collectRuns)
+    .where(visibleTo(agent, runId));
+  if (run?.status !== "open") return refuseClosed(db, agent, runId);
+  return run;
+}
+
+/**
+ * A capture must lie within what its run declared when it was opened (apps, viewports, languages): 422 naming the
+ * fields outside it and the declared scope. The app is `meta.app`, else the one its URL names (as the replay reads it).
+ */
+function assertInScope(scope: DeclaredScope, upload: CaptureUpload) {
+  const errors: FieldErrors = {};
+  const outside = (what: string, value: string, declared: readonly string[]) =>
+    `${value} is outside the run's declared ${what} (${declared.join(", ")}); open a run that declares it`;
+  if (!scope.viewports.includes(upload.viewport)) {
+    errors.viewport = [outside("viewports", upload.viewport, scope.viewports)];
+  }
+  if (!scope.langs.includes(upload.lang)) errors.lang = [outside("languages", upload.lang, scope.langs)];
+  const app = appOf(upload.url, upload.meta?.app);
+  if (scope.apps && !(scope.apps as readonly string[]).includes(app)) {
+    errors[upload.meta?.app ? "meta.app" : "url"] = [outside("apps", `the app ${app}`, scope.apps)];
+  }
+  if (Object.keys(errors).length === 0) return;
+  const apps = scope.apps ? scope.apps.join(", ") : "all";
+  throw new ValidationError(
+    errors,
+    `The capture is outside its run's declared scope: apps ${apps}; viewports ${scope.viewports.join(", ")}; languages ${scope.langs.join(", ")}.`,
+  );
 }
 
 /**
@@ -330,7 +373,7 @@ export async function putCapture(
   const header = readImageHeader(Buffer.from(upload.image.buffer, upload.image.byteOffset, upload.image.byteLength));
   if (!header) throw new ValidationError({ image: ["must be a PNG, JPEG or WebP image (told by its bytes)"] });
   const imageSha256 = sha256Of(upload.image);
-  await openRunOf(db, agent, upload.run);
+  assertInScope(await openRunOf(db, agent, upload.run), upload);
 
   const assets = [...new Set((upload.assets ?? []).map((sha256) => sha256.toLowerCase()))];
   if (assets.length > 0) {

@@ -148,5 +148,19 @@ describe("design documents over HTTP", () => {
     expect((await request("/api/agent/docs/nothing-here", { key: writer.token })).status).toBe(404);
     expect((await request("/api/agent/docs/nothing-here/versions?cursor=abc", { key: writer.token })).status).toBe(422);
     expect((await request("/api/agent/reviews/pending?limit=101", { key: writer.token })).status).toBe(422);
+    // A number past a 32-bit row id names no row: 422 like any bad cursor, never a database error.
+    const all = await createDesignToken(testDb.db, { name: "pager", roles: ["read", "review"] }, "shelf");
+    recordSecret(all.token);
+    for (const cursor of ["2147483647", "2147483648", "6732830127", "9999999999"]) {
+      for (const list of ["/api/agent/manifest", "/api/agent/reviews/pending", "/api/agent/docs/valid-slug/versions"]) {
+        const answer = await request(`${list}?cursor=${cursor}`, { key: all.token });
+        if (cursor === "2147483647") expect(answer.status, `${list} ${cursor}`).not.toBe(422);
+        else
+          expect([answer.status, answer.body.errors], `${list} ${cursor}`).toEqual([
+            422,
+            { cursor: ["must be the next_cursor of the page before"] },
+          ]);
+      }
+    }
   });
 });

@@ -150,7 +150,7 @@ describe("design documents", () => {
     expect((await listVersions(testDb.db, slug, {})).items.map((version) => version.number)).toEqual([2, 1]);
   });
 
-  it("submits a draft once, and reviews a submitted version once, by another token, binding to that version only", async () => {
+  it("submits a draft once, and reviews a submitted version once, by another agent, binding to that version only", async () => {
     const slug = newSlug();
     const writer = await agent("writer");
     const reviewer = await agent("reviewer");
@@ -171,6 +171,12 @@ describe("design documents", () => {
       code: "review_of_own_version",
       status: 403,
     });
+    // A second token issued under the writer's name is the same agent.
+    const rotated = await agent(writer.name);
+    expect(rotated.tokenId).not.toBe(writer.tokenId);
+    expect(
+      await refusal(reviewVersion(testDb.db, rotated, { slug, version: 1, verdict: "approved", reason: "mine too" })),
+    ).toMatchObject({ code: "review_of_own_version", status: 403 });
     const approved = await reviewVersion(testDb.db, reviewer, {
       slug,
       version: 1,

@@ -123,7 +123,7 @@ export const designDocsRouter = router({
         tags,
         summary: "Record a verdict on a submitted version",
         description:
-          "One verdict (`approved`, `changes_requested` or `rejected`, with a `reason`) per submitted version; it binds to that version only. A second verdict, or one on a draft, is 409; a token reviewing a version it wrote is 403 `review_of_own_version`. An approved version becomes the document's current version unless a newer one is approved.",
+          "One verdict (`approved`, `changes_requested` or `rejected`, with a `reason`) per submitted version; it binds to that version only. A second verdict, or one on a draft, is 409; an agent reviewing a version it wrote (with any token of the writer's name: tokens of one name are one agent) is 403 `review_of_own_version`. An approved version becomes the document's current version unless a newer one is approved.",
       },
       errors: ["conflict", "review_of_own_version", "not_found"],
       designExample: {

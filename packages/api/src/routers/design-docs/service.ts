@@ -174,7 +174,8 @@ export async function submitVersion(db: Database, slug: string, number: number) 
 
 /**
  * Records the one verdict on a submitted version. It binds to that version only: a newer version waits for its own.
- * A token never reviews what it wrote; a second verdict, or a verdict on a draft, is 409.
+ * An agent (every token of the writer's name) never reviews what it wrote; a second verdict, or a verdict on a draft,
+ * is 409.
  */
 export async function reviewVersion(db: Database, reviewer: DesignAgent, input: ReviewInput) {
   return db.transaction(async (tx) => {
@@ -193,7 +194,10 @@ export async function reviewVersion(db: Database, reviewer: DesignAgent, input: 
           : `Version ${input.version} has its verdict already (${row.status}).`,
       );
     }
-    if (row.authorTokenId === reviewer.tokenId) throw new DomainError("review_of_own_version");
+    // Tokens of one name are one agent (a rotated token keeps its name): the name decides, not the token.
+    if (row.authorName === reviewer.name || row.authorTokenId === reviewer.tokenId) {
+      throw new DomainError("review_of_own_version");
+    }
     const verdict: DesignVerdict = input.verdict;
     const [review] = await tx
       .insert(designReviews)

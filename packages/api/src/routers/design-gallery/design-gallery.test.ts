@@ -62,11 +62,13 @@ beforeAll(async () => {
   request = createApiClient(testDb.db, { edge });
   screens = randomScreens(SEED, SCREENS);
   await seedRun(testDb.db, delivery.store, screens);
-  // A later run captures some pages again, changed: their first screens become history.
+  // A later run captures some pages again, changed, and finds a few gone: their first screens become history.
   const random = seededRandom(SEED + 1);
-  const again: ScreenSpec[] = screens
-    .filter(() => random.next() < 0.15)
-    .map((screen) => ({ ...screen, patterns: random.some(["empty-state", "tabs", "toast"], 2), at: 100_000 }));
+  const again: ScreenSpec[] = screens.flatMap((screen) => {
+    const draw = random.next();
+    if (draw < 0.15) return [{ ...screen, patterns: random.some(["empty-state", "tabs", "toast"], 2), at: 100_000 }];
+    return draw < 0.2 ? [{ ...screen, gone: true }] : [];
+  });
   await seedRun(testDb.db, delivery.store, again, { buildVersions: ["2026.11.2"] });
   rows = await readRows();
   vocabulary = {

@@ -13,7 +13,8 @@ import { type ScreenSpec, seedRun, type VariantState } from "../../testing/galle
 
 /*
  * A screen, an app, the patterns, the taxonomy and images over HTTP, on a small gallery whose every row is known:
- * two runs of a shop and a blog, the second replacing the cart page, removing the payment page and keeping help.
+ * two runs of a shop and a blog, the second replacing the cart page, finding the payment page gone (404) and keeping
+ * help.
  */
 
 let testDb: TestDatabase;
@@ -110,7 +111,9 @@ beforeAll(async () => {
     at: 100,
     flow: undefined,
   };
-  const second = await seedRun(testDb.db, delivery.store, [again], { buildVersions: ["2026.11.2"] });
+  const second = await seedRun(testDb.db, delivery.store, [again, { ...pay, gone: true }], {
+    buildVersions: ["2026.11.2"],
+  });
   runs = { first, second };
   const screen = async (app: string, page: string, runId: number) => {
     const [row] = await testDb.db
@@ -288,36 +291,46 @@ describe("an app by id", () => {
         slug: string;
         name: string | null;
         signed_in: boolean | null;
+        viewport: string | null;
+        lang: string | null;
         run_id: number;
         steps: { position: number; flow_step: number | null; screen: { id: number } }[];
       }) => ({
         kind: flow.kind,
         slug: flow.slug,
         name: flow.name,
-        signed_in: flow.signed_in,
+        state: [flow.signed_in, flow.viewport, flow.lang],
         run_id: flow.run_id,
         steps: flow.steps.map((step) => [step.position, step.flow_step, step.screen.id]),
       }),
     );
+    const walk = (slug: string, runId: number, steps: number[]) => {
+      const [side, viewport, lang] = slug.replace("signed-", "signed_").split("-");
+      return {
+        kind: "walk",
+        slug,
+        name: null,
+        state: [side === "signed_in", viewport, lang],
+        run_id: runId,
+        steps: steps.map((id, index) => [index + 1, null, id]),
+      };
+    };
     expect(flows).toEqual([
       // Declared in the first run: its cart step shows the cart as it is now; the payment page is gone.
-      { kind: "declared", slug: "buy", name: "Buy", signed_in: null, run_id: runs.first, steps: [[1, 1, ids.cart2]] },
       {
-        kind: "walk",
-        slug: "signed-in",
-        name: null,
-        signed_in: true,
+        kind: "declared",
+        slug: "buy",
+        name: "Buy",
+        state: [null, null, null],
         run_id: runs.first,
-        steps: [[1, null, ids.cart2]],
+        steps: [[1, 1, ids.cart2]],
       },
-      {
-        kind: "walk",
-        slug: "signed-out",
-        name: null,
-        signed_in: false,
-        run_id: runs.second,
-        steps: [[1, null, ids.cart2]],
-      },
+      // A walk per signed-in state, viewport and language; the second run walked desktop English again only.
+      walk("signed-in-desktop-en", runs.first, [ids.cart2]),
+      walk("signed-out-desktop-en", runs.second, [ids.cart2]),
+      walk("signed-out-desktop-ko", runs.first, [ids.cart2]),
+      walk("signed-out-mobile-en", runs.first, [ids.cart2]),
+      walk("signed-out-mobile-ko", runs.first, [ids.help]),
     ]);
     const step = app.flows[0].steps[0].screen;
     expect(step.thumbnail.image.url).toBe(imageUrl(ids.cart2, step.thumbnail.variant_id));

@@ -17,7 +17,14 @@ import { DateTime, IdParam } from "../../schemas/common";
  */
 
 /** Grid paging: the page holds whole rows of `cols` screens, at least MIN_PAGE_SCREENS of them. */
-export const GALLERY_GRID = { defaultCols: 4, maxCols: 12, minPageScreens: 24, maxPage: 10_000 } as const;
+export const GALLERY_GRID = {
+  defaultCols: 4,
+  maxCols: 12,
+  minPageScreens: 24,
+  maxPage: 10_000,
+  maxLimit: 100,
+  maxCursor: 4000,
+} as const;
 
 /** Screens a page holds for a grid of `cols` columns: the fewest whole rows that hold at least 24 screens. */
 export function pageSizeFor(cols: number): number {
@@ -121,6 +128,23 @@ export const ScreensInput = z.object({
         "Whether the answer carries `facets` (default true); false for the next pages of a grid whose facets are known.",
     })
     .optional(),
+  limit: z
+    .number({ error: "must be an integer" })
+    .int({ error: "must be an integer" })
+    .min(1, { error: "must be at least 1" })
+    .max(GALLERY_GRID.maxLimit, { error: `must be at most ${GALLERY_GRID.maxLimit}` })
+    .meta({
+      description: `Screens a page when paging by \`cursor\` (default ${GALLERY_GRID.minPageScreens}, at most ${GALLERY_GRID.maxLimit}); given, it pages by cursor from the first screen instead of by \`page\` and \`cols\`.`,
+    })
+    .optional(),
+  cursor: z
+    .string()
+    .max(GALLERY_GRID.maxCursor, { error: `must be at most ${GALLERY_GRID.maxCursor} characters` })
+    .meta({
+      description:
+        "The `next_cursor` of the answer before: the screens after its last one, under the same query (the cursor carries its filters and sort: send it alone, or with the same ones; others are 422). Screens added meanwhile never shift or repeat what is left.",
+    })
+    .optional(),
 });
 export type ScreensInput = z.input<typeof ScreensInput>;
 export type ScreensQuery = z.output<typeof ScreensInput>;
@@ -208,6 +232,10 @@ export const ScreensPage = z
     pages: z.number().int().meta({ description: "Pages in all (0 when nothing matches)." }),
     total: z.number().int().meta({ description: "Screens matching the filters." }),
     sort: z.enum(screenSorts),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: "Give it back as `cursor` for the screens after this page's; null on the last page." }),
     facets: ScreenFacets.nullable().meta({ description: "Null when asked with facets=false." }),
   })
   .meta({ id: "GalleryScreensPage" });
@@ -305,6 +333,8 @@ export const GalleryFlow = z
     slug: z.string(),
     name: z.string().nullable(),
     signed_in: z.boolean().nullable().meta({ description: "A walk's signed-in state; null for a declared flow." }),
+    viewport: z.enum(collectViewports).nullable().meta({ description: "A walk's viewport; null for a declared flow." }),
+    lang: z.enum(collectLangs).nullable().meta({ description: "A walk's language; null for a declared flow." }),
     run_id: z.number().int(),
     steps: z.array(
       z.object({

@@ -1,5 +1,5 @@
 import type { Database, Executor } from "@shelf/db";
-import type { CaptureImageType, GalleryTermKind } from "@shelf/db/enums";
+import type { CaptureImageType, CollectLang, CollectViewport, GalleryTermKind } from "@shelf/db/enums";
 import { type SQL, sql } from "drizzle-orm";
 import { FacetCache } from "../../design-gallery/facet-cache";
 import { searchQuery } from "../../design-gallery/search";
@@ -7,6 +7,7 @@ import { matchingMask } from "../../design-gallery/variant-mask";
 import { readApiEnv } from "../../env";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { isoSql, sqlRows } from "../../sql-text";
+import { afterScreen, readScreensCursor, writeScreensCursor } from "./cursor";
 import { PATTERN_DEFINITIONS } from "./pattern-definitions";
 import {
   type FacetName,
@@ -508,28 +509,41 @@ async function countScreens(
 }
 
 /** One page of current screens under the filters, with the total and (unless asked not to) the facets. */
+/**
+ * One page of current screens under the filters, with the total and (unless asked not to) the facets: by `page` of
+ * whole grid rows, or by `cursor` (cursor.ts) `limit` at a time.
+ */
 export async function listScreens(db: Database, links: GalleryLinks, input: ScreensQuery): Promise<ScreensPage> {
-  const filters = await resolveFilters(db, input);
+  const chain = input.cursor === undefined ? null : readScreensCursor(input.cursor, input);
+  if (chain && input.page !== undefined) {
+    throw new ValidationError({ page: ["is not used with cursor: the cursor says where the next page starts"] });
+  }
+  const query: ScreensQuery = chain ? { ...input, ...chain.query } : input;
+  const filters = await resolveFilters(db, query);
   const cols = input.cols ?? GALLERY_GRID.defaultCols;
-  const pageSize = pageSizeFor(cols);
-  const page = input.page ?? 1;
-  const sort = input.sort ?? "newest";
+  const byCursor = chain !== null || input.limit !== undefined;
+  const pageSize = byCursor ? (input.limit ?? GALLERY_GRID.minPageScreens) : pageSizeFor(cols);
+  const page = chain?.page ?? input.page ?? 1;
+  const sort = query.sort ?? "newest";
   const where = screenConditions(filters);
+  const listed = chain ? sql`${where} and ${afterScreen(sort, chain.after)}` : where;
+  // One screen more than the page: whether another page follows.
+  const window = { limit: pageSize + 1, offset: byCursor ? 0 : (page - 1) * pageSize };
   const [rows, counted] = await Promise.all([
-    sqlRows<CardRow>(
-      db,
-      cardsQuery(where, ORDER[sort], variantMatch(filters), { limit: pageSize, offset: (page - 1) * pageSize }),
-    ),
+    sqlRows<CardRow>(db, cardsQuery(listed, ORDER[sort], variantMatch(filters), window)),
     countScreens(db, filters, input.facets ?? true, where),
   ]);
+  const shown = rows.slice(0, pageSize);
+  const last = shown.at(-1);
   return {
-    items: rows.map((row) => cardOf(row, links)),
+    items: shown.map((row) => cardOf(row, links)),
     page,
     page_size: pageSize,
     cols,
     pages: Math.ceil(counted.total / pageSize),
     total: counted.total,
     sort,
+    next_cursor: rows.length > pageSize && last ? writeScreensCursor(query, last.id, page + 1) : null,
     facets: counted.facets,
   };
 }
@@ -698,6 +712,8 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
       slug: string;
       name: string | null;
       auth: boolean | null;
+      viewport: CollectViewport | null;
+      lang: CollectLang | null;
       run_id: number;
       position: number;
       flow_step: number | null;
@@ -705,7 +721,7 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
     }>(
       db,
       sql`
-        select f.id as flow_id, f.kind, f.slug, f.name, f.auth, f.run_id, fs.position, fs.flow_step,
+        select f.id as flow_id, f.kind, f.slug, f.name, f.auth, f.viewport, f.lang, f.run_id, fs.position, fs.flow_step,
           cur.id as screen_id
         from gallery_flows f
         join gallery_flow_steps fs on fs.flow_id = f.id
@@ -734,6 +750,8 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
       slug: row.slug,
       name: row.name,
       signed_in: row.auth,
+      viewport: row.viewport,
+      lang: row.lang,
       run_id: row.run_id,
       steps: [] as { position: number; flow_step: number | null; screen: GalleryScreenCard }[],
     };

@@ -6,9 +6,11 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { createDesignApiEdge } from "../../design-api";
+import { readApiEnv } from "../../env";
 import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
+import { CollectRunData } from "../design-collect/schemas";
 import { writeVersion } from "../design-docs/service";
 import { createDesignToken } from "../design-tokens/admin-service";
 
@@ -104,6 +106,22 @@ describe("the agent skill package", () => {
     for (const link of links) expect(readFileSync(path.join(unpacked, link as string)).length).toBeGreaterThan(0);
     const schema = JSON.parse(readFileSync(path.join(unpacked, "references/capture-meta.schema.json"), "utf8"));
     expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+
+    // What the skill tells agents is what the host does: the collector it points to exists, the rate limit it names
+    // is the deployment's default, and the meta field and status field it relies on are the published ones.
+    const said = skill.replace(/\s+/g, " ");
+    expect(said).toContain("npm run design:collect");
+    const root = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../../../../package.json"), "utf8"));
+    expect(root.scripts["design:collect"]).toBeDefined();
+    const limit = /`SHELF_RATE_LIMIT_PER_MINUTE` requests a minute \((\d+) unless/.exec(said)?.[1];
+    expect(Number(limit)).toBe(readApiEnv({ NODE_ENV: "test" }).SHELF_RATE_LIMIT_PER_MINUTE);
+    expect(said).toMatch(/`Retry-After`[^.]*resend the very same upload/);
+    expect(said).toContain('`"walk": true`');
+    expect(schema.$defs.CaptureMeta.properties.walk).toMatchObject({ type: "boolean" });
+    expect(said).toContain("its `preview` says what the replay would add, replace and retire");
+    expect(CollectRunData.shape.preview).toBeDefined();
+    const collect = readFileSync(path.join(unpacked, "references/collect.md"), "utf8");
+    expect(collect).toContain("## Pacing");
   });
 
   it("answers conditional and range requests for the archive", async () => {
