@@ -4,7 +4,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyRouter } from "@trpc/server";
 import type { Caller } from "../auth/caller";
@@ -13,7 +12,14 @@ import { type Context, createContext } from "../context";
 import type { EdgeRequest } from "../edge/request";
 import { DomainError } from "../errors";
 import type { Logger } from "../log";
-import { callProcedureTool, fromResponse, safeJson, serveStateless, unsupportedProtocolVersion } from "./http";
+import {
+  callProcedureTool,
+  fromResponse,
+  rpcFailure,
+  safeJson,
+  serveStateless,
+  unsupportedProtocolVersion,
+} from "./http";
 import { endMcpSession, openMcpSession, touchMcpSession } from "./sessions";
 import { type AccountTool, accountTools, toolsFor } from "./tools";
 
@@ -130,7 +136,7 @@ export function createAccountMcp(options: { router: AnyRouter; dbDeadlineMs: num
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const tool = allowed.get(params.name);
       // An unknown tool is a protocol error (invalid params), not a tool's failed result.
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}.`);
+      if (!tool) throw rpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${params.name}.`);
       return callTool(ctx, tool, params.arguments ?? {});
     });
     const request: EdgeRequest = {
