@@ -8,6 +8,7 @@ import {
   DEMO_DISCLOSURE,
   loadDataFolderSecret,
   loadDisclosure,
+  startOutbox,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { failStart, startHost } from "@shelf/api/host";
@@ -97,6 +98,8 @@ async function main() {
         mailer,
         disclosure,
       });
+      // Security notices and confirmations, queued by the changes themselves, from every instance (each takes its own).
+      const outbox = startOutbox(host.db, { mailer, baseUrl: host.baseUrl, log: host.log });
       if (!(await guessLimits.ready())) {
         host.log.warn("Redis did not answer: sign-in limits are counted per instance until it does");
       }
@@ -117,6 +120,7 @@ async function main() {
         edges: [accountApi],
         lines,
         close: async () => {
+          await outbox.stop();
           mailer.close();
           await guessLimits.close();
         },

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordSecret } from "@shelf/api/testing";
+import { parseMail } from "@shelf/api/testing/smtp";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Browser, Page } from "playwright-core";
 import postgres from "postgres";
@@ -119,6 +120,30 @@ async function everyWay(
       await page.screenshot({ path: `${shots}/${lang}-${name}-${size}.png`, fullPage: true });
       await context.close();
     }
+  }
+}
+
+/** Whether the element is inside the window as it is scrolled now. */
+async function inView(page: Page, locator: ReturnType<Page["locator"]>): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize();
+  return box !== null && viewport !== null && box.y >= 0 && box.y + box.height <= viewport.height;
+}
+
+/** The mails to `to` with this subject in the server's outbox folder, once at least one is there. */
+async function waitForMails(to: string, subject: string) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const folder = path.join(dataDir, "outbox");
+    const names = await fs.readdir(folder).catch(() => [] as string[]);
+    const mails = await Promise.all(
+      names
+        .filter((name) => name.endsWith(".eml"))
+        .map(async (name) => parseMail(await fs.readFile(path.join(folder, name), "utf8"))),
+    );
+    const found = mails.filter((mail) => mail.to.includes(to.toLowerCase()) && mail.subject === subject);
+    if (found.length > 0 || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -350,9 +375,35 @@ describe("billing", () => {
     await their.locator("main").getByRole("alert").filter({ hasText: "can no longer be withdrawn" }).waitFor();
     expect(await their.getByLabel("Reason (optional)").inputValue()).toBe("Bought the wrong app.");
     await sql`update orders set paid_at = ${paidAt} where id = ${order.id}`;
-    // Within the period, it files a refund request with support, for this order.
+    // A second tab, opened before the request is sent, sends it again below.
+    const stale = await theirs.newPage();
+    await stale.setViewportSize(PHONE);
+    await stale.goto(`/account/billing#order-${order.id}`);
+    await stale.locator(`#order-${order.id}`).getByText("Withdraw from this order").click();
+    // Within the period, it files a refund request with support, for this order; the page comes back to the order,
+    // which says so where it is in view, and offers no second request.
     await their.getByRole("button", { name: "Request refund" }).click();
-    await their.getByRole("status").filter({ hasText: order.number }).waitFor();
+    const record = their.locator(`#order-${order.id}`);
+    await record.getByRole("status").filter({ hasText: order.number }).waitFor();
+    expect(await record.getByRole("status").textContent()).toContain("A confirmation is on its way to your email.");
+    expect(await inView(their, record.getByRole("status"))).toBe(true);
+    expect(await record.getByText("Withdrawal requested", { exact: true }).count()).toBe(1);
+    expect(await record.getByText("Withdraw from this order").count()).toBe(0);
+    await their.reload();
+    expect(await their.locator(`#order-${order.id}`).locator(".notice").textContent()).toMatch(
+      /^You asked to withdraw from this order on [A-Z][a-z]{2} \d{1,2}, \d{4}\./,
+    );
+    await stale.getByRole("button", { name: "Request refund" }).click();
+    await stale
+      .locator("main")
+      .getByRole("alert")
+      .filter({ hasText: "You already asked to withdraw from this order, on" })
+      .waitFor();
+    await stale.screenshot({ path: `${shots}/en-billing-withdrawal-again-phone.png`, fullPage: false });
+    await stale.close();
+    // One confirmation, written to the outbox (no SMTP server here).
+    const confirmations = await waitForMails(email, `We received your withdrawal from order ${order.number}`);
+    expect(confirmations).toHaveLength(1);
     const tickets = await sql<{ kind: string; summary: string; account_email: string }[]>`
       select t.kind, t.summary, a.email as account_email from support_tickets t join accounts a on a.id = t.account_id
       where t.summary like ${`%${order.number}%`}`;

@@ -36,6 +36,7 @@ export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, schedu
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
 export { createMailer, type Mail, type Mailer } from "./mail/mailer";
+export { startOutbox } from "./mail/outbox";
 export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/service";
 export { createMetrics, type Metrics } from "./metrics";
 export {

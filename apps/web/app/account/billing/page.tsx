@@ -32,6 +32,7 @@ export default async function BillingPage({ searchParams }: Props) {
     caller.license.passCheck({}),
   ]);
   const t = await getTranslations("billing");
+  const tw = await getTranslations("withdrawal");
   const date = await dateFormatter();
   const money = await moneyFormatter();
   const productSubscriptions = subscriptions.filter((subscription) => !subscription.is_pass);
@@ -40,11 +41,6 @@ export default async function BillingPage({ searchParams }: Props) {
   return (
     <article className="stack-large">
       <h1>{t("title")}</h1>
-      {query.withdrawn && (
-        <p role="status" className="notice">
-          {t("withdrawn", { number: query.withdrawn })}
-        </p>
-      )}
       <section className="card" aria-labelledby="pass">
         <h2 id="pass">{t("pass")}</h2>
         {pass.has_active_pass ? (
@@ -136,11 +132,20 @@ export default async function BillingPage({ searchParams }: Props) {
         ) : (
           <ul className="records">
             {orders.map((order) => (
-              <li key={order.id} className="record">
+              <li key={order.id} id={`order-${order.id}`} className="record">
                 <p>
                   <strong>{t("orderNumber", { number: order.number })}</strong>{" "}
-                  <span className="badge">{order.status_label}</span>
+                  <span className="badge">{order.status_label}</span>{" "}
+                  {order.withdrawal_requested_at && <span className="badge warn">{tw("requested")}</span>}
                 </p>
+                {/* Said where the request was made, so that it is in view when the page comes back to this order. */}
+                {order.withdrawal_requested_at && (
+                  <p role={query.withdrawn === order.number ? "status" : undefined} className="notice">
+                    {query.withdrawn === order.number
+                      ? tw("sent", { number: order.number })
+                      : tw("requestedOn", { date: date(order.withdrawal_requested_at) })}
+                  </p>
+                )}
                 <ul className="order-items">
                   {order.items.map((item) => (
                     <li key={item.id}>

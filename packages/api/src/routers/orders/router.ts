@@ -25,7 +25,7 @@ export const ordersRouter = router({
         tags,
         summary: "The account's orders",
         description:
-          "Newest first, each with its items and the entitlements each granted. Money is in the currency's minor unit (`*_cents`: cents, or won for KRW, which has none); a KRW total includes 10 % VAT, split into `supply_cents` and `vat_cents`. `can_withdraw`: paid within 7 days and not used yet (no device seated on, or install recorded of, its products since). Labels in Korean or English, by `Accept-Language`. A product key sees the orders of its product.",
+          "Newest first, each with its items and the entitlements each granted. Money is in the currency's minor unit (`*_cents`: cents, or won for KRW, which has none); a KRW total includes 10 % VAT, split into `supply_cents` and `vat_cents`. `can_withdraw`: paid within 7 days, not used yet (no device seated on, or install recorded of, its products since) and not withdrawn from already; `withdrawal_requested_at`: when the buyer asked to withdraw (the billing page's withdrawal, once). Labels in Korean or English, by `Accept-Language`. A product key sees the orders of its product.",
       },
       example: {
         listed: async ({ db, accountId, productId }) => [

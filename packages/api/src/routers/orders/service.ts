@@ -119,9 +119,11 @@ async function loadOrders(db: Database, caller: Caller, view: CommerceView, only
     })),
     can_withdraw:
       row.status === "paid" &&
+      row.withdrawalRequestedAt === null &&
       row.paidAt !== null &&
       now - row.paidAt.getTime() <= WITHDRAWAL_DAYS * 86_400_000 &&
       !row.used,
+    withdrawal_requested_at: isoOrNull(row.withdrawalRequestedAt),
     receipt_url: row.receiptUrl,
     supply_cents: row.supplyCents,
     vat_cents: row.vatCents,
