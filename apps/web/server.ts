@@ -12,6 +12,7 @@ import {
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { failStart, startHost } from "@shelf/api/host";
+import { INVOICE_FONT_PATH } from "@shelf/api/invoice-font";
 import next from "next";
 import { consentFormTargets } from "./src/auth/consent-form-targets";
 import { readWebConfig } from "./src/env";
@@ -97,6 +98,7 @@ async function main() {
         oauth: oauthSettings,
         mailer,
         disclosure,
+        invoiceFont: INVOICE_FONT_PATH,
       });
       // Security notices and confirmations, queued by the changes themselves, from every instance (each takes its own).
       const outbox = startOutbox(host.db, { mailer, baseUrl: host.baseUrl, log: host.log });

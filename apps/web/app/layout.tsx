@@ -50,6 +50,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                   </NavLink>
                   <NavLink href="/account/devices">{t("devices")}</NavLink>
                   <NavLink href="/account/billing">{t("billing")}</NavLink>
+                  <NavLink href="/catalog">{t("catalog")}</NavLink>
                   <NavLink href="/settings">{t("settings")}</NavLink>
                 </nav>
               )}

@@ -1,5 +1,5 @@
 import type { schema } from "@shelf/db";
-import type { AnswerLanguage } from "../language";
+import { type AnswerLanguage, moneyIn } from "../language";
 import type { Mail } from "./mailer";
 import { compose, greeting, type Words } from "./messages";
 
@@ -14,12 +14,6 @@ function moment(iso: string, language: AnswerLanguage): string {
     timeZone: "UTC",
   });
   return `${format.format(new Date(iso))} UTC`;
-}
-
-/** An amount in minor units as its language writes the currency (cents, or won for KRW). */
-export function moneyIn(language: AnswerLanguage, cents: number, currency: string): string {
-  const format = new Intl.NumberFormat(language === "ko" ? "ko-KR" : "en-US", { style: "currency", currency });
-  return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
 }
 
 /** The security log's words for the kinds a notice is mailed for (the pages' `securityLog.kinds`). */

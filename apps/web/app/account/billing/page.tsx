@@ -33,6 +33,7 @@ export default async function BillingPage({ searchParams }: Props) {
   ]);
   const t = await getTranslations("billing");
   const tw = await getTranslations("withdrawal");
+  const ti = await getTranslations("invoiceDocument");
   const date = await dateFormatter();
   const money = await moneyFormatter();
   const productSubscriptions = subscriptions.filter((subscription) => !subscription.is_pass);
@@ -189,6 +190,7 @@ export default async function BillingPage({ searchParams }: Props) {
                   </div>
                 </dl>
                 <p className="actions-row">
+                  <a href={`/account/billing/orders/${order.id}/invoice`}>{ti("open")}</a>
                   {order.receipt_url && (
                     <a href={order.receipt_url} rel="noreferrer">
                       {t("receipt")}
@@ -225,7 +227,9 @@ export default async function BillingPage({ searchParams }: Props) {
                 {invoices.invoices.map((invoice) => (
                   <tr key={invoice.id}>
                     <td data-label={t("invoice")}>
-                      <code>{invoice.number}</code>
+                      <a href={`/account/billing/invoices/${invoice.id}`}>
+                        <code>{invoice.number}</code>
+                      </a>
                       {invoice.order_number && (
                         <div className="muted small">{t("forOrder", { number: invoice.order_number })}</div>
                       )}

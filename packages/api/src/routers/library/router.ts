@@ -3,7 +3,7 @@ import { jsonTextOf } from "../../json-text";
 import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { exampleHeldProduct } from "../devices/example";
 import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";
-import { endedAccess, getLibrary } from "./service";
+import { endedAccess, endedAccesses, getLibrary } from "./service";
 
 export const libraryRouter = router({
   get: accountProcedure
@@ -30,4 +30,11 @@ export const libraryRouter = router({
     .input(EndedAccessInput)
     .output(EndedAccessData.nullable())
     .query(({ ctx, input }) => endedAccess(ctx.db, ctx.caller.accountId, input.product)),
+
+  /** The library page's products whose access ended, each with how and where to renew it. */
+  endedAll: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(z.object({}))
+    .output(z.array(EndedAccessData))
+    .query(({ ctx }) => endedAccesses(ctx.db, ctx.caller.accountId)),
 });

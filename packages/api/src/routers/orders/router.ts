@@ -5,6 +5,7 @@ import { IdParam } from "../../schemas/common";
 import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
 import { makeDefaultCard, removeCard } from "./cards";
+import { InvoiceDocumentData, invoiceDocument, orderInvoiceId } from "./invoice-document";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
 
@@ -115,6 +116,20 @@ export const ordersRouter = router({
     .input(z.object({ id: z.number().int().positive() }))
     .output(z.object({ id: z.number().int() }))
     .mutation(({ ctx, input }) => makeDefaultCard(ctx.db, ctx.caller.accountId, input.id)),
+
+  /** The invoice's printable page and PDF: the invoice with its lines and buyer (another account's is not found). */
+  invoiceDocument: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(z.object({ invoice: z.number().int().positive() }))
+    .output(InvoiceDocumentData)
+    .query(({ ctx, input }) => invoiceDocument(ctx.db, ctx.caller, commerceView(ctx), input.invoice)),
+
+  /** An order's printable page is its invoice's: which invoice that is. */
+  orderInvoice: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(z.object({ order: z.number().int().positive() }))
+    .output(z.object({ invoice_id: z.number().int() }))
+    .query(({ ctx, input }) => orderInvoiceId(ctx.db, ctx.caller, input.order)),
 
   /** The billing page: remove one of the person's own cards (another becomes the default). */
   removeCard: sessionProcedure

@@ -143,6 +143,26 @@ export async function getOrder(db: Database, caller: Caller, view: CommerceView,
   return { order };
 }
 
+/** An invoice row as the API answers it, with its order's number and its status in the reader's language. */
+export function toInvoiceData(invoice: typeof invoices.$inferSelect, orderNumber: string | null, view: CommerceView) {
+  return {
+    id: invoice.id,
+    number: invoice.number,
+    status: invoice.status,
+    status_label: label(view.language, "invoice", invoice.status),
+    currency: invoice.currency,
+    total_cents: invoice.totalCents,
+    supply_cents: invoice.supplyCents,
+    vat_cents: invoice.vatCents,
+    order_id: invoice.orderId,
+    order_number: orderNumber,
+    subscription_id: invoice.subscriptionId,
+    issued_at: invoice.issuedAt.toISOString(),
+    due_at: isoOrNull(invoice.dueAt),
+    paid_at: isoOrNull(invoice.paidAt),
+  };
+}
+
 /**
  * `GET /api/invoices`: keyset pages, newest first. A page ends with the id of its last invoice (`next_cursor`); the
  * next page starts below it, so invoices added meanwhile (always newer, with higher ids) neither shift nor repeat a
@@ -171,22 +191,7 @@ export async function listInvoices(db: Database, caller: Caller, view: CommerceV
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   return {
-    invoices: page.map(({ invoice, orderNumber }) => ({
-      id: invoice.id,
-      number: invoice.number,
-      status: invoice.status,
-      status_label: label(view.language, "invoice", invoice.status),
-      currency: invoice.currency,
-      total_cents: invoice.totalCents,
-      supply_cents: invoice.supplyCents,
-      vat_cents: invoice.vatCents,
-      order_id: invoice.orderId,
-      order_number: orderNumber,
-      subscription_id: invoice.subscriptionId,
-      issued_at: invoice.issuedAt.toISOString(),
-      due_at: isoOrNull(invoice.dueAt),
-      paid_at: isoOrNull(invoice.paidAt),
-    })),
+    invoices: page.map(({ invoice, orderNumber }) => toInvoiceData(invoice, orderNumber, view)),
     next_cursor: rows.length > limit ? (page.at(-1)?.invoice.id ?? null) : null,
     limit,
   };

@@ -1,0 +1,19 @@
+import { notFound, redirect } from "next/navigation";
+import { pageCaller, requireSession } from "../../../../../../src/auth/session";
+import { refusalOf } from "../../../../../../src/forms/errors";
+
+type Params = { params: Promise<{ id: string }> };
+
+/** An order's printable page: its invoice's (another account's order, or one without an invoice, is a 404). */
+export async function GET(_request: Request, { params }: Params): Promise<Response> {
+  const { id } = await params;
+  const session = await requireSession(`/account/billing/orders/${id}/invoice`);
+  if (!/^[1-9]\d{0,9}$/.test(id)) notFound();
+  const { invoice_id } = await (await pageCaller(session)).orders
+    .orderInvoice({ order: Number(id) })
+    .catch((error: unknown) => {
+      if (refusalOf(error)) notFound();
+      throw error;
+    });
+  redirect(`/account/billing/invoices/${invoice_id}`);
+}
