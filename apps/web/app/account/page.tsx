@@ -18,7 +18,7 @@ export default async function LibraryPage() {
   const [library, entitlements, ended] = await Promise.all([
     caller.library.get({}),
     caller.device.entitlements({}),
-    caller.library.endedAll({}),
+    caller.library.endedAll(),
   ]);
   const items = library.value().items;
   const windows = new Map(entitlements.products.map((product) => [product.id, product]));

@@ -238,7 +238,7 @@ describe("the demo's ended product", () => {
     const { accountId } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
     const { caller } = await signedInCaller(db, accountId);
     const expired = demoProducts.filter((product) => product.entitlement?.state === "expired");
-    const ended = await caller.library.endedAll({});
+    const ended = await caller.library.endedAll();
     expect(ended.map((product) => product.product_name)).toEqual(expired.map((product) => product.name));
     for (const product of ended) {
       expect(Date.parse(product.access_expires_at as string)).toBeLessThan(Date.now());

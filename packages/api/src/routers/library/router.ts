@@ -2,6 +2,7 @@ import { z } from "zod";
 import { jsonTextOf } from "../../json-text";
 import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { exampleHeldProduct } from "../devices/example";
+import { exampleEndedProduct } from "./example";
 import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";
 import { endedAccess, endedAccesses, getLibrary } from "./service";
 
@@ -33,8 +34,12 @@ export const libraryRouter = router({
 
   /** The library page's products whose access ended, each with how and where to renew it. */
   endedAll: sessionProcedure
-    .meta({ ability: "signed-in" })
-    .input(z.object({}))
+    .meta({
+      ability: "signed-in",
+      example: {
+        listed: async (context) => [{ list: "", row: { product_id: await exampleEndedProduct(context) } }],
+      },
+    })
     .output(z.array(EndedAccessData))
     .query(({ ctx }) => endedAccesses(ctx.db, ctx.caller.accountId)),
 });

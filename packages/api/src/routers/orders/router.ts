@@ -5,6 +5,7 @@ import { IdParam } from "../../schemas/common";
 import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
 import { makeDefaultCard, removeCard } from "./cards";
+import { exampleInvoice, exampleOrderQuantity } from "./example";
 import { InvoiceDocumentData, invoiceDocument, orderInvoiceId } from "./invoice-document";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
@@ -119,7 +120,13 @@ export const ordersRouter = router({
 
   /** The invoice's printable page and PDF: the invoice with its lines and buyer (another account's is not found). */
   invoiceDocument: sessionProcedure
-    .meta({ ability: "signed-in" })
+    .meta({
+      ability: "signed-in",
+      example: {
+        listed: async (context) => [{ list: "lines", row: { quantity: await exampleOrderQuantity(context) } }],
+        build: async (context) => ({ body: { invoice: await exampleInvoice(context) } }),
+      },
+    })
     .input(z.object({ invoice: z.number().int().positive() }))
     .output(InvoiceDocumentData)
     .query(({ ctx, input }) => invoiceDocument(ctx.db, ctx.caller, commerceView(ctx), input.invoice)),
