@@ -136,6 +136,7 @@ export default async function BillingPage({ searchParams }: Props) {
               <li key={order.id} id={`order-${order.id}`} className="record">
                 <p>
                   <strong>{t("orderNumber", { number: order.number })}</strong>{" "}
+                  {order.paid_at && <span className="muted small">{date(order.paid_at)}</span>}{" "}
                   <span className="badge">{order.status_label}</span>{" "}
                   {order.withdrawal_requested_at && <span className="badge warn">{tw("requested")}</span>}
                 </p>

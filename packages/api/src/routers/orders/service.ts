@@ -123,6 +123,7 @@ async function loadOrders(db: Database, caller: Caller, view: CommerceView, only
       row.paidAt !== null &&
       now - row.paidAt.getTime() <= WITHDRAWAL_DAYS * 86_400_000 &&
       !row.used,
+    paid_at: isoOrNull(row.paidAt),
     withdrawal_requested_at: isoOrNull(row.withdrawalRequestedAt),
     receipt_url: row.receiptUrl,
     supply_cents: row.supplyCents,
