@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suite needs beyond npm packages: Debian's Chromium and a Korean font for page
-# tests, aria2 and curl for download tests, unzip for agent skills' .zip files, 7-Zip for the demo's .dmg files, HAProxy for the cluster (npm run
-# cluster and its tests), D-Bus and GNOME Keyring for the CLI's keychain test, the system PostgreSQL server (second
-# database run) and Redis (shared rate limits). Safe to run again.
+# tests, aria2 and curl for download tests, unzip for agent skills' .zip files, 7-Zip for the demo's .dmg files,
+# pdftotext for invoice PDFs, HAProxy for the cluster (npm run cluster and its tests), D-Bus and GNOME Keyring for the
+# CLI's keychain test, the system PostgreSQL server (second database run) and Redis (shared rate limits). Safe to run
+# again.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -17,6 +18,8 @@ command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 # The cluster (npm run cluster) and its tests put HAProxy in front of the instances.
 command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+# Invoice PDFs are checked by their extracted text (pdftotext).
+command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 # Korean glyphs, so the Korean pages' screenshots (test artifacts) show text rather than empty boxes.
 [ -n "$(fc-list :lang=ko 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
 # An OS keychain for `shelf login` (packages/cli/test/keychain.test.ts): a D-Bus session bus with GNOME Keyring's

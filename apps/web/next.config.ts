@@ -19,6 +19,8 @@ const config: NextConfig = {
     "pino",
     "prom-client",
     "@node-rs/argon2",
+    // PDFKit reads its own data files (the standard fonts' metrics) from its folder at run time.
+    "pdfkit",
   ],
   poweredByHeader: false,
   // /api answers JSON at exactly the path asked: never a trailing-slash redirect.
@@ -28,6 +30,10 @@ const config: NextConfig = {
   async redirects() {
     return Object.entries(MOVED_TO_ACCOUNT).map(([source, destination]) => ({ source, destination, permanent: true }));
   },
+  // An invoice's PDF sits beside its page, at the same address with `.pdf`.
+  rewrites: async () => [
+    { source: "/account/billing/invoices/:id(\\d+).pdf", destination: "/account/billing/invoices/:id/pdf" },
+  ],
 };
 
 export default createNextIntlPlugin("./src/i18n/request.ts")(config);

@@ -8,9 +8,11 @@ import {
   DEMO_DISCLOSURE,
   loadDataFolderSecret,
   loadDisclosure,
+  startOutbox,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { failStart, startHost } from "@shelf/api/host";
+import { INVOICE_FONT_PATH } from "@shelf/api/invoice-font";
 import next from "next";
 import { consentFormTargets } from "./src/auth/consent-form-targets";
 import { readWebConfig } from "./src/env";
@@ -101,7 +103,10 @@ async function main() {
         oauth: oauthSettings,
         mailer,
         disclosure,
+        invoiceFont: INVOICE_FONT_PATH,
       });
+      // Security notices and confirmations, queued by the changes themselves, from every instance (each takes its own).
+      const outbox = startOutbox(host.db, { mailer, baseUrl: host.baseUrl, log: host.log });
       if (!(await guessLimits.ready())) {
         host.log.warn("Redis did not answer: sign-in limits are counted per instance until it does");
       }
@@ -122,6 +127,7 @@ async function main() {
         edges: [accountApi],
         lines,
         close: async () => {
+          await outbox.stop();
           mailer.close();
           await guessLimits.close();
         },

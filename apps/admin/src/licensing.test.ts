@@ -1,7 +1,14 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { callerFor, createAccount, createKey, createProduct, createTestDelivery } from "@shelf/api/testing";
+import {
+  callerFor,
+  createAccount,
+  createAccountWithKey,
+  createKey,
+  createProduct,
+  createTestDelivery,
+} from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
@@ -133,6 +140,23 @@ describe("pass:grant", () => {
 });
 
 describe("product:update, device:list and device:deactivate", () => {
+  it("sets the seller's purchase URL that the catalog gives, refuses anything but http(s), and removes it", async () => {
+    const product = await createProduct(testDb.db);
+    await expectFailure(
+      ["product:update", "--id", String(product.id), "--purchase-url", "javascript:alert(1)"],
+      /an http or https URL/,
+    );
+    const store = "https://store.example.test/buy/notes?ref=shelf";
+    const bought = await adminJson("product:update", "--id", String(product.id), "--purchase-url", store);
+    expect(bought).toMatchObject({ purchase_url: store, device_limit: null });
+    const { key: reader } = await createAccountWithKey(testDb.db);
+    const listedProduct = (await (await callerFor(testDb.db, reader)).products.get({ product: product.id })).product;
+    expect(listedProduct.purchase_url).toBe(store);
+    expect(
+      (await adminJson("product:update", "--id", String(product.id), "--purchase-url", "none")).purchase_url,
+    ).toBeNull();
+  });
+
   it("sets and removes a device limit and manual steps, and lists and frees a device's seats", async () => {
     const product = await createProduct(testDb.db);
     const updated = await adminJson(

@@ -54,6 +54,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                   </NavLink>
                   <NavLink href="/account/devices">{t("devices")}</NavLink>
                   <NavLink href="/account/billing">{t("billing")}</NavLink>
+                  <NavLink href="/catalog">{t("catalog")}</NavLink>
                   <NavLink href="/account/profile" also={ACCOUNT_AREA.map((page) => page.href)}>
                     {area("headerLink")}
                   </NavLink>

@@ -29,6 +29,8 @@ export type WebRuntime = {
   mailer: Mailer;
   /** The business disclosure the footer shows (`/api/public/disclosure`'s data), when the deployment publishes one. */
   disclosure: PublicDisclosureData | undefined;
+  /** The invoice PDFs' font file (`@shelf/api/invoice-font`), resolved by the server's own process. */
+  invoiceFont: string;
 };
 
 const slot = runtimeSlot<WebRuntime>("web");

@@ -223,6 +223,13 @@ describe("forgot password in the browser, through real SMTP", () => {
       await old.goto("/account");
       await old.waitForURL(/\/sign-in/);
     }
+    // The reset is told by mail too, with its security log entry (sent by the server's outbox, once).
+    const notice = await smtp.next(email);
+    expect(notice.subject).toBe("The password of your Shelf account was reset");
+    expect(notice.text).toContain("Security log: Password reset by email link · ");
+    expect(
+      smtp.received.filter((received) => received.to.includes(email) && received.subject === notice.subject),
+    ).toHaveLength(1);
     // The old password is refused, the new one works.
     await signIn(firstPage, email, PASSWORD);
     await firstPage.locator("main").getByRole("alert").waitFor();
@@ -755,6 +762,10 @@ describe("account deletion", () => {
           where e.kind = 'account_deleted' and a.email like 'deleted-%' order by a.deleted_at desc limit 1`;
         expect(gone).toMatchObject({ password_hash: null, deleted_at: expect.any(Date) });
         expect(gone?.email).toMatch(/@deleted\.invalid$/);
+        // The last mail to the address it had, with the log's last entry.
+        const deleted = await smtp.next(email);
+        expect(deleted.subject).toBe("Your Shelf account was deleted");
+        expect(deleted.text).toContain("Security log: Account deleted · ");
         // Signing in as it fails like a wrong password; the address can sign up again.
         await signIn(page, email, PASSWORD);
         await page.locator("main").getByRole("alert").waitFor();

@@ -1,10 +1,13 @@
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { recordSecret } from "@shelf/api/testing";
+import { promisify } from "node:util";
+import { expiredLinkLike, recordSecret } from "@shelf/api/testing";
+import { parseMail } from "@shelf/api/testing/smtp";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Browser, Page } from "playwright-core";
 import postgres from "postgres";
@@ -122,6 +125,37 @@ async function everyWay(
   }
 }
 
+/** The text of a PDF as Debian's poppler reads it (pdftotext -layout). */
+async function pdfText(pdf: Buffer): Promise<string> {
+  const file = path.join(dataDir, `invoice-${Date.now()}.pdf`);
+  await fs.writeFile(file, pdf);
+  return (await promisify(execFile)("pdftotext", ["-layout", file, "-"])).stdout;
+}
+
+/** Whether the element is inside the window as it is scrolled now. */
+async function inView(page: Page, locator: ReturnType<Page["locator"]>): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize();
+  return box !== null && viewport !== null && box.y >= 0 && box.y + box.height <= viewport.height;
+}
+
+/** The mails to `to` with this subject in the server's outbox folder, once at least one is there. */
+async function waitForMails(to: string, subject: string) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const folder = path.join(dataDir, "outbox");
+    const names = await fs.readdir(folder).catch(() => [] as string[]);
+    const mails = await Promise.all(
+      names
+        .filter((name) => name.endsWith(".eml"))
+        .map(async (name) => parseMail(await fs.readFile(path.join(folder, name), "utf8"))),
+    );
+    const found = mails.filter((mail) => mail.to.includes(to.toLowerCase()) && mail.subject === subject);
+    if (found.length > 0 || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 type LibraryItem = { product: { id: number; name: string } };
 
 async function demoLibrary(): Promise<LibraryItem[]> {
@@ -129,7 +163,7 @@ async function demoLibrary(): Promise<LibraryItem[]> {
 }
 
 describe("the product page", () => {
-  it("downloads each channel's plan, whose file has the sha256 the page shows and the API plans", async () => {
+  it("downloads each channel's plan through a link made when pressed, the file with the sha256 the page shows", async () => {
     const items = await demoLibrary();
     let checked = 0;
     for (const item of items) {
@@ -142,13 +176,20 @@ describe("the product page", () => {
       const shown = page.getByLabel(`SHA-256 of ${plan.body.data.version}`);
       expect(await shown.inputValue()).toBe(plan.body.data.sha256);
       const link = page.getByRole("link", { name: `Download ${plan.body.data.version}` });
+      // Not a signed link, which would be dead minutes after the page was made: one is made when it is pressed.
       const href = (await link.getAttribute("href")) as string;
-      const file = await fetch(new URL(href, server.url));
-      expect(file.status).toBe(200);
-      const body = Buffer.from(await file.arrayBuffer());
+      expect(href).toBe(
+        `/account/products/${item.product.id}/download?channel=stable&version=${encodeURIComponent(plan.body.data.version)}`,
+      );
+      const file = await context.request.get(href, { maxRedirects: 0 });
+      expect(file.status()).toBe(303);
+      const signed = new URL(file.headers().location as string);
+      expect(signed.pathname).toMatch(/^\/distribution\/v1\/files\//);
+      const fetched = await context.request.get(signed.toString());
+      const body = await fetched.body();
       expect(body.length).toBe(plan.body.data.size);
       expect(createHash("sha256").update(body).digest("hex")).toBe(plan.body.data.sha256);
-      // The browser's own download of the link gives the same bytes.
+      // The browser's own download of the button gives the same bytes.
       const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
       const saved = await fs.readFile((await download.path()) as string);
       expect(createHash("sha256").update(saved).digest("hex")).toBe(plan.body.data.sha256);
@@ -157,6 +198,74 @@ describe("the product page", () => {
       if (checked === 2) break;
     }
     expect(checked).toBeGreaterThan(0);
+  });
+
+  it("offers the stable build first, and the beta, alpha and development builds behind a quieter choice", async () => {
+    const items = await demoLibrary();
+    const channels = await Promise.all(
+      items.map(async (item) => {
+        const plans = await Promise.all(
+          ["stable", "beta", "dev"].map((channel) =>
+            api(`/api/products/${item.product.id}/install?channel=${channel}`, demoKey),
+          ),
+        );
+        return { item, versions: new Set(plans.filter((p) => p.status === 200).map((p) => p.body.data.version)) };
+      }),
+    );
+    const { item } = channels.find((entry) => entry.versions.size >= 3) as (typeof channels)[number];
+    await everyWay(`/account/products/${item.product.id}`, "product-channels", async (page, lang) => {
+      const section = page.locator("#downloads").locator("..");
+      const buttons = section.locator("a.button");
+      // Only the stable build is a main button, and it comes first; the others are hidden until asked for.
+      expect(await section.locator("a.button:not(.secondary)").count()).toBe(1);
+      expect(await buttons.first().getAttribute("href")).toContain("channel=stable");
+      const others = section.locator("details.other-builds");
+      expect(await others.getAttribute("open")).toBeNull();
+      expect(await others.locator("a.button").first().isVisible()).toBe(false);
+      await others.locator("summary").click();
+      expect(await others.locator("a.button.secondary").count()).toBeGreaterThanOrEqual(2);
+      expect(await others.locator("summary").textContent()).toContain(lang === "ko" ? "다른 빌드" : "Other builds");
+    });
+  });
+
+  it("gives a browser that opens an expired download link a page with the way back to the product", async () => {
+    let item: LibraryItem | undefined;
+    let plan: Awaited<ReturnType<typeof api>> | undefined;
+    for (item of await demoLibrary()) {
+      plan = await api(`/api/products/${item.product.id}/install`, demoKey);
+      if (plan.status === 200) break;
+    }
+    if (!item || plan?.status !== 200) throw new Error("No demo product has a download.");
+    const expired = await expiredLinkLike(plan.body.data.download_url, dataDir);
+    for (const [locale, title, back] of [
+      ["en-US", "This download link has expired", "Back to the product"],
+      ["ko-KR", "다운로드 링크가 만료되었습니다", "제품으로 돌아가기"],
+    ] as const) {
+      for (const [size, viewport] of [
+        ["desktop", DESKTOP],
+        ["phone", PHONE],
+      ] as const) {
+        const context = await signedIn(locale, viewport);
+        const page = await context.newPage();
+        const response = await page.goto(expired);
+        expect(response?.status()).toBe(403);
+        expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(title);
+        expect(await overflow(page)).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: `${shots}/${locale.slice(0, 2)}-download-expired-${size}.png`, fullPage: true });
+        const way = page.getByRole("link", { name: back });
+        expect(new URL((await way.getAttribute("href")) as string).pathname).toBe(
+          `/account/products/${item.product.id}`,
+        );
+        await way.click();
+        // The account pages' own address (SHELF_BASE_URL), where the session may first ask to sign in.
+        await page.waitForURL(
+          (url) =>
+            url.href.includes(`products%2F${item?.product.id}`) ||
+            url.pathname === `/account/products/${item?.product.id}`,
+        );
+        await context.close();
+      }
+    }
   });
 
   it("blocks a device from the page, and its next license check is refused", async () => {
@@ -216,8 +325,69 @@ describe("the product page", () => {
     await everyWay(`/account/products/${id}`, "product-ended", async (page, lang) => {
       expect(await page.title()).toBe(`${name} · Shelf`);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(name);
-      const renew = page.getByRole("link", { name: lang === "ko" ? "결제에서 갱신하기" : "Renew in Billing" });
-      expect(await renew.getAttribute("href")).toBe("/account/billing");
+      // Renew leads to the seller's page for the product (product:update --purchase-url), never to a page without it.
+      const renew = page.getByRole("link", { name: lang === "ko" ? "갱신하기" : "Renew", exact: true });
+      expect(await renew.getAttribute("href")).toMatch(/^https:\/\/shelf\.test\/store\/[a-z-]+$/);
+      expect(
+        await page
+          .locator("main")
+          .getByRole("link", { name: /Billing|결제에서/ })
+          .count(),
+      ).toBe(0);
+    });
+    // Without a purchase URL the page says whom to ask, and offers no button.
+    await admin("product:update", "--id", String(id), "--purchase-url", "none");
+    const context = await signedIn("en-US");
+    const page = await context.newPage();
+    await page.goto(`/account/products/${id}`);
+    expect(await page.locator("main").getByRole("link", { name: "Renew" }).count()).toBe(0);
+    expect(await page.locator("main").textContent()).toContain("To renew, write to the seller");
+    await context.close();
+    await admin("product:update", "--id", String(id), "--purchase-url", `https://shelf.test/store/ended-${id}`);
+  });
+
+  it("lists the catalog with the API's prices, each product with its page, and Buy where the seller sells it", async () => {
+    const { products } = (await api("/api/products", demoKey)).body as {
+      products: {
+        id: number;
+        name: string;
+        entitled: boolean;
+        unit_price_cents: number;
+        currency: string;
+        purchase_url: string | null;
+      }[];
+    };
+    // One the demo account never held (an ended one has the renewal page instead).
+    const held = await sql<{ product_id: number }[]>`select e.product_id from entitlements e
+      join accounts a on a.id = e.account_id where a.email = ${DEMO_EMAIL}`;
+    const notHeld = products.find(
+      (product) => product.purchase_url && !held.some((row) => row.product_id === product.id),
+    ) as (typeof products)[number];
+    expect(notHeld).toBeDefined();
+    await everyWay("/catalog", "catalog", async (page, lang) => {
+      const cards = page.locator("main ul.cards > li");
+      expect(await cards.count()).toBe(products.length);
+      for (const product of products) {
+        const card = cards.filter({ has: page.getByRole("link", { name: product.name, exact: true }) });
+        expect(await card.getByRole("link", { name: product.name, exact: true }).getAttribute("href")).toBe(
+          `/account/products/${product.id}`,
+        );
+        const price = new Intl.NumberFormat(lang, { style: "currency", currency: product.currency }).format(
+          product.unit_price_cents / 100,
+        );
+        expect(await card.textContent()).toContain(
+          product.unit_price_cents === 0 ? (lang === "ko" ? "무료" : "Free") : price,
+        );
+      }
+      const buy = page.getByRole("link", { name: lang === "ko" ? `${notHeld.name} 구매하기` : `Buy ${notHeld.name}` });
+      expect(await buy.getAttribute("href")).toBe(notHeld.purchase_url);
+    });
+    // A product the account does not hold has a page: what it is, its price and where to buy it.
+    await everyWay(`/account/products/${notHeld.id}`, "product-offered", async (page, lang) => {
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(notHeld.name);
+      const buy = page.locator("main").getByRole("link", { name: lang === "ko" ? "구매하기" : "Buy", exact: true });
+      expect(await buy.getAttribute("href")).toBe(notHeld.purchase_url);
+      expect(await page.locator("#downloads").count()).toBe(0);
     });
   });
 
@@ -286,7 +456,7 @@ describe("billing", () => {
     await context.close();
   });
 
-  it("never shows another account's orders or invoices, and its product pages are not found", async () => {
+  it("never shows another account's orders or invoices, nor a product that is not for sale", async () => {
     const email = `other-${Date.now()}@example.test`;
     const other = await browser.newContext({ locale: "en-US", baseURL: server.url });
     const signUp = await other.newPage();
@@ -326,7 +496,12 @@ describe("billing", () => {
     }
     expect(everyInvoice.length).toBeGreaterThan(0);
     expect(everyInvoice).not.toContain(invoice?.number);
-    expect((await page.goto(`/account/products/${product.id}`))?.status()).toBe(404);
+    // Their product is in the catalog (published): its page offers it, and shows nothing of theirs.
+    expect((await page.goto(`/account/products/${product.id}`))?.status()).toBe(200);
+    expect(await page.locator("main").textContent()).toContain("Not in your library");
+    expect(await page.locator("#downloads").count()).toBe(0);
+    const hidden = await admin("product:create", "--name", "Unlisted", "--unpublished");
+    expect((await page.goto(`/account/products/${hidden.id}`))?.status()).toBe(404);
     await demo.close();
 
     // And the other way round: their page shows their order, none of the demo's.
@@ -350,9 +525,37 @@ describe("billing", () => {
     await their.locator("main").getByRole("alert").filter({ hasText: "can no longer be withdrawn" }).waitFor();
     expect(await their.getByLabel("Reason (optional)").inputValue()).toBe("Bought the wrong app.");
     await sql`update orders set paid_at = ${paidAt} where id = ${order.id}`;
-    // Within the period, it files a refund request with support, for this order.
+    // A second tab, opened before the request is sent, sends it again below.
+    const stale = await theirs.newPage();
+    await stale.setViewportSize(PHONE);
+    await stale.goto(`/account/billing#order-${order.id}`);
+    await stale.locator(`#order-${order.id}`).getByText("Withdraw from this order").click();
+    // Within the period, it files a refund request with support, for this order; the page comes back to the order,
+    // which says so where it is in view, and offers no second request.
     await their.getByRole("button", { name: "Request refund" }).click();
-    await their.getByRole("status").filter({ hasText: order.number }).waitFor();
+    const record = their.locator(`#order-${order.id}`);
+    await record.getByRole("status").filter({ hasText: order.number }).waitFor();
+    expect(await record.getByRole("status").textContent()).toContain("A confirmation is on its way to your email.");
+    expect(await inView(their, record.getByRole("status"))).toBe(true);
+    expect(await record.getByText("Withdrawal requested", { exact: true }).count()).toBe(1);
+    expect(await record.getByText("Withdraw from this order").count()).toBe(0);
+    const later = await theirs.newPage();
+    await later.goto("/account/billing");
+    expect(await later.locator(`#order-${order.id}`).locator(".notice").textContent()).toMatch(
+      /^You asked to withdraw from this order on [A-Z][a-z]{2} \d{1,2}, \d{4}\./,
+    );
+    await later.close();
+    await stale.getByRole("button", { name: "Request refund" }).click();
+    await stale
+      .locator("main")
+      .getByRole("alert")
+      .filter({ hasText: "You already asked to withdraw from this order, on" })
+      .waitFor();
+    await stale.screenshot({ path: `${shots}/en-billing-withdrawal-again-phone.png`, fullPage: false });
+    await stale.close();
+    // One confirmation, written to the outbox (no SMTP server here).
+    const confirmations = await waitForMails(email, `We received your withdrawal from order ${order.number}`);
+    expect(confirmations).toHaveLength(1);
     const tickets = await sql<{ kind: string; summary: string; account_email: string }[]>`
       select t.kind, t.summary, a.email as account_email from support_tickets t join accounts a on a.id = t.account_id
       where t.summary like ${`%${order.number}%`}`;
@@ -385,6 +588,72 @@ describe("billing", () => {
       where id in ${sql(cardRows.map((row) => row.id))}`;
     expect(left).toEqual([{ last4: "4242", is_default: true }]);
     await theirs.close();
+  });
+
+  it("gives each invoice and order a printable page and a PDF with the seller, the buyer, supply value and VAT", async () => {
+    const product = await admin(
+      "product:create",
+      "--name",
+      "정리 도우미",
+      "--price-cents",
+      "33000",
+      "--currency",
+      "KRW",
+    );
+    const order = await admin(
+      "order:create",
+      "--email",
+      DEMO_EMAIL,
+      "--product",
+      String(product.id),
+      "--quantity",
+      "2",
+      "--discount-cents",
+      "6000",
+    );
+    const [invoice] = await sql<{ id: number; number: string }[]>`select id, number from invoices
+      where order_id = ${order.id}`;
+    const { id, number } = invoice as { id: number; number: string };
+    // The order's Invoice link leads to its invoice's page.
+    const context = await signedIn("en-US");
+    const billing = await context.newPage();
+    await billing.goto(`/account/billing#order-${order.id}`);
+    await billing.locator(`#order-${order.id}`).getByRole("link", { name: "Invoice", exact: true }).click();
+    await billing.waitForURL(new RegExp(`/account/billing/invoices/${id}$`));
+    await context.close();
+    await everyWay(`/account/billing/invoices/${id}`, "invoice", async (page, lang) => {
+      const text = (await page.locator("main").textContent()) ?? "";
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+        lang === "ko" ? `청구서 ${number}` : `Invoice ${number}`,
+      );
+      expect(text).toContain(lang === "ko" ? "셸프 데모 (예시)" : "Shelf Demo (sample)");
+      expect(text).toContain(DEMO_EMAIL);
+      expect(text).toMatch(lang === "ko" ? /공급가액₩54,545/ : /Supply value₩54,545/);
+      expect(text).toMatch(lang === "ko" ? /부가세 \(10%\)₩5,455/ : /VAT \(10 %\)₩5,455/);
+      expect(text).toMatch(lang === "ko" ? /합계₩60,000/ : /Total₩60,000/);
+      const pdfLink = page.getByRole("link", { name: lang === "ko" ? "PDF 다운로드" : "Download PDF" });
+      expect(await pdfLink.getAttribute("href")).toBe(`/account/billing/invoices/${id}.pdf`);
+      // As the browser asks for it when the link is followed: in the page's language.
+      const pdf = await page
+        .context()
+        .request.get(`/account/billing/invoices/${id}.pdf`, { headers: { "accept-language": lang } });
+      expect(pdf.status()).toBe(200);
+      expect(pdf.headers()["content-type"]).toBe("application/pdf");
+      const extracted = await pdfText(await pdf.body());
+      expect(extracted).toContain(lang === "ko" ? `청구서 ${number}` : `Invoice ${number}`);
+      expect(extracted).toMatch(/정리 도우미\s+2\s+₩33,000\s+₩60,000/);
+      expect(extracted).toMatch(lang === "ko" ? /공급가액\s+₩54,545/ : /Supply value\s+₩54,545/);
+      expect(extracted).toMatch(lang === "ko" ? /부가세 \(10%\)\s+₩5,455/ : /VAT \(10 %\)\s+₩5,455/);
+    });
+    // Another account's invoice is not there, nor its PDF.
+    const email = `invoices-${Date.now()}@example.test`;
+    await admin("account:create", "--email", email, "--password", PASSWORD);
+    const other = await signedIn("en-US", DESKTOP, email, PASSWORD);
+    const page = await other.newPage();
+    expect((await page.goto(`/account/billing/invoices/${id}`))?.status()).toBe(404);
+    expect((await other.request.get(`/account/billing/invoices/${id}.pdf`)).status()).toBe(404);
+    expect((await page.goto(`/account/billing/orders/${order.id}/invoice`))?.status()).toBe(404);
+    await other.close();
   });
 
   it("reads well in both languages at desktop and phone width, Korean without English labels", async () => {

@@ -105,6 +105,7 @@ export const domainErrors = {
     message: "Every device seat of this product is taken: release a device to activate this one.",
   },
   conflict: { status: 409, message: "The request conflicts with the current state." },
+  withdrawal_already_requested: { status: 409, message: "A withdrawal from this order was already requested." },
   stale_base_version: {
     status: 409,
     message: "base_version is not the document's newest version: write on the newest version (latest_version).",

@@ -35,6 +35,7 @@ export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, schedu
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
 export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
 export { createMailer, type Mail, type Mailer } from "./mail/mailer";
+export { startOutbox } from "./mail/outbox";
 export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/service";
 export { createMetrics, type Metrics } from "./metrics";
 export {
@@ -70,6 +71,7 @@ export * as keys from "./routers/keys/service";
 /** The license check's state statement, which `bench/license-sql.ts` measures in the form the API runs. */
 export { LICENSE_STATE_SQL } from "./routers/licensing/license";
 export * as orderAdmin from "./routers/orders/admin-service";
+export { invoicePdf } from "./routers/orders/invoice-pdf";
 export * as productAdmin from "./routers/products/admin-service";
 export { typeLabels } from "./routers/products/format";
 export * as publishing from "./routers/products/publish";

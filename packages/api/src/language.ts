@@ -19,6 +19,12 @@ export function longDate(iso: string, language: AnswerLanguage): string {
   );
 }
 
+/** An amount in minor units as its language writes the currency (cents, or won for KRW, which has none). */
+export function moneyIn(language: AnswerLanguage, cents: number, currency: string): string {
+  const format = new Intl.NumberFormat(language === "ko" ? "ko-KR" : "en-US", { style: "currency", currency });
+  return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
 /**
  * The language of an answer that has words for people in it: chosen from the request's Accept-Language, and said in
  * Content-Language, with Vary so that shared caches keep one copy per language.

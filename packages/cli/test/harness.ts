@@ -163,6 +163,7 @@ export async function startServer(options: { rateLimiter?: RateLimiter } = {}) {
   delivery.links = {
     link: (ticket, now) => links.link(ticket, now ?? clock()),
     verify: (token, filename, now) => links.verify(token, filename, now ?? clock()),
+    productOf: links.productOf,
   };
   const edge = createAccountApiEdge({
     db: testDb.db,

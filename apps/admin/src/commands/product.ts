@@ -57,21 +57,29 @@ export const productCreate: Command = {
 
 export const productUpdate: Command = {
   name: "product:update",
-  summary: "Change a product's device limit or its manual's steps",
-  synopsis: "--id ID [--device-limit N|none] [--manual-steps JSON]",
+  summary: "Change a product's device limit, its manual's steps or where it is bought",
+  synopsis: "--id ID [--device-limit N|none] [--manual-steps JSON] [--purchase-url URL|none]",
   details: [
     "--device-limit: how many devices may hold a seat (none: no limit). Lowering it keeps the seats already taken;",
     'new devices wait for a free one. --manual-steps: a JSON array of strings, e.g. \'["Download","Open it"]\'; setup',
-    "progress counts against these steps.",
+    "progress counts against these steps. --purchase-url: the seller's store or payment link for this product (http or",
+    "https; none: nowhere); the account pages offer it as Buy, and as Renew once access ended.",
   ],
-  options: { id: { type: "string" }, "device-limit": { type: "string" }, "manual-steps": { type: "string" } },
+  options: {
+    id: { type: "string" },
+    "device-limit": { type: "string" },
+    "manual-steps": { type: "string" },
+    "purchase-url": { type: "string" },
+  },
   prepare(values) {
     const id = requiredInteger(values, "id", { min: 1 });
     const limit = optionalString(values, "device-limit");
     const steps = optionalString(values, "manual-steps");
-    if (limit === undefined && steps === undefined) {
-      throw new UsageError("Name at least one of --device-limit and --manual-steps.");
+    const url = optionalString(values, "purchase-url");
+    if (limit === undefined && steps === undefined && url === undefined) {
+      throw new UsageError("Name at least one of --device-limit, --manual-steps and --purchase-url.");
     }
+    const purchaseUrl = url === undefined ? undefined : url.trim() === "none" ? null : url;
     const deviceLimit =
       limit === undefined
         ? undefined
@@ -92,10 +100,10 @@ export const productUpdate: Command = {
       manualSteps = parsed;
     }
     return async ({ db }) => {
-      const product = await productAdmin.updateProduct(db, { id, deviceLimit, manualSteps });
+      const product = await productAdmin.updateProduct(db, { id, deviceLimit, manualSteps, purchaseUrl });
       return {
         json: product,
-        text: `Updated product ${product.id} (${product.name}): device limit ${product.device_limit ?? "none"}, ${product.manual_steps.length} manual step(s).`,
+        text: `Updated product ${product.id} (${product.name}): device limit ${product.device_limit ?? "none"}, ${product.manual_steps.length} manual step(s), bought at ${product.purchase_url ?? "nowhere"}.`,
       };
     };
   },

@@ -2,16 +2,24 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../src/auth/session";
 import { contentAssetHref, dateFormatter, typeLabeler } from "../../src/format";
+import { EndedProducts } from "./ended-products";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getTranslations("library"))("title") };
 }
 
-/** The account home: the library, as `GET /api/library` answers it, with each product's update window. */
+/**
+ * The account home: the library, as `GET /api/library` answers it, with each product's update window; then the
+ * products whose access ended.
+ */
 export default async function LibraryPage() {
   const session = await requireSession("/account");
   const caller = await pageCaller(session);
-  const [library, entitlements] = await Promise.all([caller.library.get({}), caller.device.entitlements({})]);
+  const [library, entitlements, ended] = await Promise.all([
+    caller.library.get({}),
+    caller.device.entitlements({}),
+    caller.library.endedAll(),
+  ]);
   const items = library.value().items;
   const windows = new Map(entitlements.products.map((product) => [product.id, product]));
   const t = await getTranslations("library");
@@ -77,6 +85,7 @@ export default async function LibraryPage() {
           })}
         </ul>
       )}
+      <EndedProducts ended={ended} />
     </section>
   );
 }

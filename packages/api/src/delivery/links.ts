@@ -10,6 +10,8 @@ export type DownloadTicket = {
   size: number;
   filename: string;
   contentType: string;
+  /** The product it is a file of, so that a person whose link expired is led back to it. */
+  productId?: number;
 };
 
 export type DownloadLink = { url: string; expiresAt: Date };
@@ -22,6 +24,8 @@ export type DownloadLinks = {
   link: (ticket: DownloadTicket, now?: Date) => Promise<DownloadLink>;
   /** The ticket behind a signed route's token, or 403 when it was altered, forged or has expired. */
   verify: (token: string, filename: string, now?: Date) => DownloadTicket & { expiresAt: Date };
+  /** The product a genuine token names (expired or not), or null: where the way back from a refused link leads. */
+  productOf: (token: string) => number | null;
 };
 
 /** The signed route, relative to the app host; `{token}` carries the ticket, the last segment names the file. */
@@ -34,6 +38,7 @@ const Payload = z.object({
   f: z.string().min(1),
   t: z.string().min(1),
   e: z.number().int(),
+  p: z.number().int().positive().optional(),
 });
 
 const CONTEXT = "shelf-download.v1.";
@@ -71,6 +76,7 @@ export function createDownloadLinks(options: {
           f: ticket.filename,
           t: ticket.contentType,
           e: expiresAt.getTime() / 1000,
+          ...(ticket.productId ? { p: ticket.productId } : {}),
         }),
       ).toString("base64url");
       const token = `${payload}.${mac(payload).toString("base64url")}`;
@@ -82,19 +88,35 @@ export function createDownloadLinks(options: {
     },
 
     verify(token, filename, now = new Date()) {
-      const [payload, signature, ...extra] = token.split(".");
-      const given = Buffer.from(signature ?? "", "base64url");
-      const expected = mac(payload ?? "");
-      if (!payload || extra.length > 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new DomainError("download_link_invalid");
-      }
-      const parsed = Payload.safeParse(safeJson(Buffer.from(payload, "base64url").toString("utf8")));
-      if (!parsed.success || parsed.data.f !== filename) throw new DomainError("download_link_invalid");
-      const { k, h, s, f, t, e } = parsed.data;
+      const payload = genuine(token);
+      if (!payload || payload.f !== filename) throw new DomainError("download_link_invalid");
+      const { k, h, s, f, t, e, p } = payload;
       if (e * 1000 <= now.getTime()) throw new DomainError("download_link_expired");
-      return { key: k, sha256: h, size: s, filename: f, contentType: t, expiresAt: new Date(e * 1000) };
+      return {
+        key: k,
+        sha256: h,
+        size: s,
+        filename: f,
+        contentType: t,
+        expiresAt: new Date(e * 1000),
+        ...(p ? { productId: p } : {}),
+      };
     },
+
+    productOf: (token) => genuine(token)?.p ?? null,
   };
+
+  /** The payload of a token whose signature holds, or null. */
+  function genuine(token: string): z.infer<typeof Payload> | null {
+    const [payload, signature, ...extra] = token.split(".");
+    const given = Buffer.from(signature ?? "", "base64url");
+    const expected = mac(payload ?? "");
+    if (!payload || extra.length > 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return null;
+    }
+    const parsed = Payload.safeParse(safeJson(Buffer.from(payload, "base64url").toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  }
 }
 
 function safeJson(text: string): unknown {

@@ -11,6 +11,8 @@ export const DEMO_NAME = "Demo User";
  */
 export const DEMO_PASSWORD = "shelf-demo-password";
 export const DEMO_KEY_NAME = "demo key";
+/** The sample seller's store (the demo disclosure's website): each published product's Buy and Renew lead there. */
+export const DEMO_STORE_URL = "https://shelf.test/store";
 
 /** Categories as paths: "Parent/Child" nests a category under its parent. */
 export const demoCategories = [
@@ -488,8 +490,8 @@ export const demoProducts: DemoProduct[] = [
       compatibility: true,
     },
     manual: null,
-    heroPath: null,
-    heroAlt: null,
+    heroPath: "demo/heroes/prompt-pantry.png",
+    heroAlt: "Prompt Pantry's shelves of prompts for code review, refactoring and tests",
     primaryCategory: "AI Assistants/Agent Skills",
     categories: ["AI Assistants/Agent Skills", "Productivity/Notes & Writing"],
     tags: ["Claude Code", "Codex"],
@@ -556,8 +558,8 @@ export const demoProducts: DemoProduct[] = [
     runtime: null,
     delivery: binary("logbook", "logbook-0.9.0.tar.gz", []),
     manual: null,
-    heroPath: null,
-    heroAlt: null,
+    heroPath: "demo/heroes/logbook.png",
+    heroAlt: "Logbook recording a work note from the terminal",
     primaryCategory: "Developer Tools/Command Line",
     categories: ["Developer Tools/Command Line"],
     tags: ["macOS", "Linux", "Offline-first"],
@@ -666,8 +668,8 @@ export const demoProducts: DemoProduct[] = [
     runtime: "macOS 14 or later",
     delivery: macApp("Atlas Design Kit", "test.shelf.atlas-design-kit", "AtlasDesignKit-0.3.0-alpha.2.dmg"),
     manual: null,
-    heroPath: null,
-    heroAlt: null,
+    heroPath: "demo/heroes/atlas-design-kit.png",
+    heroAlt: "Atlas Design Kit's design tokens and components, ready for Figma",
     primaryCategory: "Design",
     categories: ["Design"],
     tags: ["macOS", "New"],

@@ -5,14 +5,14 @@ import path from "node:path";
 import { buffer } from "node:stream/consumers";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../delivery";
 import { LibraryApiData } from "../routers/library/schemas";
-import { callerFor, createProduct, recordSecret } from "../testing";
+import { callerFor, createProduct, recordSecret, signedInCaller } from "../testing";
 import { contractMismatch } from "../testing/contract";
 import { createTestDelivery } from "../testing/delivery";
-import { DEMO_KEY_NAME, demoProducts } from "./catalog";
+import { DEMO_EMAIL, DEMO_KEY_NAME, demoProducts } from "./catalog";
 import { countDemoRows, seedDemo } from "./seed";
 
 let testDb: TestDatabase;
@@ -77,9 +77,30 @@ describe("seedDemo", () => {
     const { key } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
     const caller = await callerFor(db, key);
     const { orders } = await caller.orders.list({});
+    // Every product bought has its order (the purchase it holds is that order's), and the subscription its own.
+    const bought = demoProducts.filter((product) => product.entitlement?.grantType === "purchase");
     expect(orders.map((order) => order.items[0]?.product_name).sort()).toEqual(
-      ["Clipboard Relay", "Gitscope", "Lumen Notes", "Release Notes Writer"].sort(),
+      [...bought.map((product) => product.name), "Release Notes Writer"].sort(),
     );
+    for (const order of orders) {
+      expect(order.items[0]?.entitlements.length, order.number).toBe(1);
+    }
+    // Bought over the months before, newest first; the newest still open to withdrawal, as a recent purchase is.
+    const paid = await db
+      .select({ number: schema.orders.number, paidAt: schema.orders.paidAt })
+      .from(schema.orders)
+      .innerJoin(schema.accounts, eq(schema.accounts.id, schema.orders.accountId))
+      .where(eq(schema.accounts.email, DEMO_EMAIL))
+      .orderBy(desc(schema.orders.id));
+    const months = new Set(paid.map((row) => (row.paidAt as Date).toISOString().slice(0, 7)));
+    expect(months.size).toBeGreaterThanOrEqual(5);
+    const dates = paid.map((row) => (row.paidAt as Date).getTime());
+    expect(dates).toEqual([...dates].sort((a, b) => b - a));
+    for (const row of paid) expect(row.number.slice(3, 7)).toBe(String(row.paidAt?.getUTCFullYear()));
+    // The newest is the subscription's (made last), then the purchase of three days ago.
+    expect(orders[0]?.items[0]?.product_name).toBe("Release Notes Writer");
+    expect(orders[1]?.can_withdraw).toBe(true);
+    expect(orders.filter((order) => order.can_withdraw).length).toBeLessThan(orders.length);
     const invoices = await caller.orders.invoices({ limit: 5 });
     expect(invoices.invoices).toHaveLength(5);
     expect(invoices.next_cursor).not.toBeNull();
@@ -252,7 +273,26 @@ describe("seedDemo", () => {
   });
 });
 
+describe("the demo's ended product", () => {
+  it("is listed with the library's ended products, as expired, with where to renew it", async () => {
+    const { db } = testDb;
+    const { accountId } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });
+    const { caller } = await signedInCaller(db, accountId);
+    const expired = demoProducts.filter((product) => product.entitlement?.state === "expired");
+    const ended = await caller.library.endedAll();
+    expect(ended.map((product) => product.product_name)).toEqual(expired.map((product) => product.name));
+    for (const product of ended) {
+      expect(Date.parse(product.access_expires_at as string)).toBeLessThan(Date.now());
+      expect(product.purchase_url).toMatch(/^https:\/\/shelf\.test\/store\//);
+    }
+  });
+});
+
 describe("demo images", () => {
+  it("gives every product a hero image", () => {
+    expect(demoProducts.filter((product) => !product.heroPath).map((product) => product.name)).toEqual([]);
+  });
+
   it("stores every hero image the catalog names as a small PNG content asset at its hero_path", async () => {
     const { db } = testDb;
     const { productIds } = await seedDemo(db, { brand: "shelf", secret: SECRET, files });

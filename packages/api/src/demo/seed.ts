@@ -19,6 +19,7 @@ import {
   DEMO_NAME,
   DEMO_PASS,
   DEMO_PASSWORD,
+  DEMO_STORE_URL,
   DEMO_UPDATE_WINDOW_END,
   DEMO_UPDATE_WINDOW_GRANTED,
   type DemoProduct,
@@ -239,14 +240,27 @@ async function ensureDemoPass(db: Database, accountId: number) {
   });
 }
 
-/** The products the demo account bought (their orders) and the one it subscribes to, by name. */
-const DEMO_ORDERED = ["Lumen Notes", "Gitscope", "Clipboard Relay"];
+/** The product the demo account subscribes to, by name. */
 const DEMO_SUBSCRIBED = "Release Notes Writer";
 
 /**
- * The demo account's billing, once: a card on file, orders of products it holds (each with its invoice), a monthly
- * subscription that renews, and a few invoices more so that the invoice list has pages. All through the services the
- * operator CLI uses, in one transaction under the seed lock.
+ * When the demo account bought each product it holds by purchase, in days before the seed, newest first: the newest
+ * three days ago, so that its order can still be withdrawn from. The one whose update window is over was bought
+ * before that window closed.
+ */
+const DEMO_PURCHASE_DAYS = [3, 38, 75, 130, 200];
+/** A few invoices more (renewals paid before), so that the invoice list has pages: amount and days ago. */
+const DEMO_PAST_INVOICES = [
+  { totalCents: 2900, days: 250 },
+  { totalCents: 1500, days: 170 },
+  { totalCents: 900, days: 100 },
+];
+
+/**
+ * The demo account's billing, once: a card on file, an order for each product it holds by purchase (its invoice, and
+ * the purchase it granted), a monthly subscription that renews, and a few invoices more, spread over the months
+ * before, oldest first (ids then follow the dates). All through the services the operator CLI uses, in one
+ * transaction under the seed lock; only the dates are set afterwards.
  */
 async function ensureDemoBilling(db: Database, accountId: number, productIds: number[]) {
   const idOf = (name: string) => productIds[demoProducts.findIndex((product) => product.name === name)] as number;
@@ -257,12 +271,62 @@ async function ensureDemoBilling(db: Database, accountId: number, productIds: nu
     // The services open their own transactions; inside this one they become savepoints.
     const within = tx as unknown as Database;
     await addPaymentMethod(within, { accountId, brand: "visa", last4: "4242", expMonth: 12, expYear: 2030 });
-    for (const name of DEMO_ORDERED) await createOrder(tx, { accountId, productId: idOf(name) });
-    await createSubscription(within, { accountId, productId: idOf(DEMO_SUBSCRIBED) });
-    for (const totalCents of [900, 1500, 2900]) {
-      await createInvoice(within, { accountId, totalCents, currency: "USD", status: "paid" });
+    const now = Date.now();
+    const bought = demoProducts.filter((product) => product.entitlement?.grantType === "purchase");
+    const days = [...DEMO_PURCHASE_DAYS];
+    const timeline = [
+      ...bought.map((product) => ({
+        at:
+          product.entitlement?.state === "window-over"
+            ? new Date(DEMO_UPDATE_WINDOW_GRANTED)
+            : new Date(now - (days.shift() ?? 1) * DAY_MS),
+        product,
+      })),
+      ...DEMO_PAST_INVOICES.map(({ totalCents, days: ago }) => ({ at: new Date(now - ago * DAY_MS), totalCents })),
+    ].sort((a, b) => a.at.getTime() - b.at.getTime());
+    for (const event of timeline) {
+      if ("product" in event) {
+        const order = await createOrder(tx, { accountId, productId: idOf(event.product.name) });
+        await backdate(tx, { orderId: order.id }, event.at, event.product.entitlement?.state === "window-over");
+      } else {
+        const invoice = await createInvoice(within, {
+          accountId,
+          totalCents: event.totalCents,
+          currency: "USD",
+          status: "paid",
+        });
+        await backdate(tx, { invoiceId: invoice.id }, event.at, false);
+      }
     }
+    await createSubscription(within, { accountId, productId: idOf(DEMO_SUBSCRIBED) });
   });
+}
+
+/**
+ * Dates an order (its invoice and what it granted) or an invoice as paid at `at`, its number's year with it; a purchase
+ * whose update window is over gets that window's end.
+ */
+async function backdate(
+  tx: Transaction,
+  of: { orderId: number } | { invoiceId: number },
+  at: Date,
+  windowOver: boolean,
+) {
+  const year = `-${at.getUTCFullYear()}-`;
+  if ("orderId" in of) {
+    await tx
+      .update(orders)
+      .set({ createdAt: at, paidAt: at, number: sql`regexp_replace(${orders.number}, '-[0-9]{4}-', ${year})` })
+      .where(eq(orders.id, of.orderId));
+    await tx
+      .update(entitlements)
+      .set({ grantedAt: at, ...(windowOver ? { updatesSupportedUntil: new Date(DEMO_UPDATE_WINDOW_END) } : {}) })
+      .where(eq(entitlements.orderId, of.orderId));
+  }
+  await tx
+    .update(invoices)
+    .set({ issuedAt: at, paidAt: at, number: sql`regexp_replace(${invoices.number}, '-[0-9]{4}-', ${year})` })
+    .where("orderId" in of ? eq(invoices.orderId, of.orderId) : eq(invoices.id, of.invoiceId));
 }
 
 async function ensureDemoAccount(db: Database): Promise<number> {
@@ -467,6 +531,7 @@ async function ensureProduct(
     heroAlt: product.heroAlt,
     usagePath: product.usagePath ?? null,
     deviceLimit: product.deviceLimit ?? null,
+    purchaseUrl: product.published ? `${DEMO_STORE_URL}/${product.slug}` : null,
   };
   // Look up before writing: an upsert would draw (and waste) an identity value on every run.
   const [existing] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, product.slug));
@@ -520,7 +585,10 @@ async function ensureProduct(
   await ensureSetupOutputs(tx, productId, product.outputs ?? []);
   await ensureInstallAssets(tx, productId, product.installAssets ?? []);
   if (product.mcp) await ensureMcpServer(tx, accountId, productId, product.mcp);
-  if (product.entitlement) await ensureEntitlement(tx, accountId, productId, product.entitlement);
+  // A purchase comes with its order (the billing step's), as a bought product does; the rest are granted here.
+  if (product.entitlement && product.entitlement.grantType !== "purchase") {
+    await ensureEntitlement(tx, accountId, productId, product.entitlement);
+  }
   return productId;
 }
 

@@ -9,7 +9,7 @@ export function escapeHtml(value: string): string {
   );
 }
 
-type Words = {
+export type Words = {
   subject: string;
   greeting: string;
   paragraphs: string[];
@@ -19,7 +19,7 @@ type Words = {
 };
 
 /** A mail of a few paragraphs and at most one link, as plain text and as HTML (inline-free, so any client shows it). */
-function compose(to: string, language: AnswerLanguage, words: Words, link?: string): Mail {
+export function compose(to: string, language: AnswerLanguage, words: Words, link?: string): Mail {
   const text = [
     words.greeting,
     "",
@@ -42,7 +42,7 @@ ${linkHtml}<p>${escapeHtml(words.ignore)}</p>
   return { to, subject: words.subject, text, html };
 }
 
-function greeting(language: AnswerLanguage, name: string | null): string {
+export function greeting(language: AnswerLanguage, name: string | null): string {
   if (language === "ko") return name ? `${name}님, 안녕하세요.` : "안녕하세요.";
   return name ? `Hello ${name},` : "Hello,";
 }

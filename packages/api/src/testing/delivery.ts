@@ -39,3 +39,20 @@ export function sharedTestDelivery(): Promise<Delivery> {
   shared ??= createTestDelivery();
   return shared;
 }
+
+/**
+ * A signed link like `url` (a plan's `download_url` of a server whose data folder is `dataDir`, with no
+ * `SHELF_DOWNLOAD_SECRET`), signed with that server's secret but expired an hour ago: what a page left open hands on.
+ */
+export async function expiredLinkLike(url: string, dataDir: string): Promise<string> {
+  const { origin, pathname } = new URL(url);
+  const [token, filename] = pathname.split("/").slice(4);
+  const links = createDownloadLinks({
+    secret: (await fs.readFile(path.join(dataDir, "download-secret"), "utf8")).trim(),
+    appUrl: origin,
+    ttlSeconds: 600,
+    store: { presign: async () => null } as unknown as ArtifactStore,
+  });
+  const ticket = links.verify(token as string, decodeURIComponent(filename as string));
+  return (await links.link(ticket, new Date(Date.now() - 3_600_000))).url;
+}

@@ -36,6 +36,8 @@ type Fixture = {
   listed: Map<string, { own: ListedRow[]; foreign: ListedRow[] }>;
   /** The router's procedures as the account pages call them, for a person of the account signed in. */
   signedIn: Record<string, unknown>;
+  /** The input of each page read that names a target of the account (an invoice): its example's built body. */
+  pageInputs: Map<string, unknown>;
 };
 
 /** A procedure of the account pages (`signed-in`) that reads: its lists are the person's account's. */
@@ -119,6 +121,14 @@ export function describeSecurityMatrix(
       const foreign = await list({ db, accountId: neighbour.id, productId: product.id, delivery });
       listed.set(procedure, { own, foreign });
     }
+    // Built after the lists: a page read's target is the account's row its listed example made.
+    const pageInputs = new Map<string, unknown>();
+    for (const { procedure, meta } of pages) {
+      const build = meta.example?.build;
+      if (build) {
+        pageInputs.set(procedure, (await build({ db, accountId: account.id, productId: product.id, delivery })).body);
+      }
+    }
     const session = await startWebSession(db, account.id);
     recordSecret(session.secret);
     const signedIn = createCallerFactory(options.router)(
@@ -145,6 +155,7 @@ export function describeSecurityMatrix(
       examples,
       listed,
       signedIn,
+      pageInputs,
     };
   });
   afterAll(() => testDb.drop());
@@ -351,7 +362,10 @@ export function describeSecurityMatrix(
         const call = procedure
           .split(".")
           .reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], fixture.signedIn);
-        expectOnlyOwnRows(procedure, await (call as () => Promise<unknown>)());
+        expectOnlyOwnRows(
+          procedure,
+          await (call as (input?: unknown) => Promise<unknown>)(fixture.pageInputs.get(procedure)),
+        );
       },
     );
 

@@ -110,6 +110,8 @@ export const products = pgTable(
     architecturePath: text(),
     aiPromptPath: text(),
     deviceLimit: integer(),
+    /** Where the product is bought or renewed (the seller's store, a payment link): the pages' Buy and Renew. */
+    purchaseUrl: text(),
     lineageId: integer().references(() => lineages.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

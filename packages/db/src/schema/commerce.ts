@@ -75,6 +75,8 @@ export const orders = pgTable(
     subscriptionId: integer().references((): AnyPgColumn => subscriptions.id, { onDelete: "set null" }),
     paidAt: timestamp({ withTimezone: true }),
     refundedAt: timestamp({ withTimezone: true }),
+    /** When the buyer asked to withdraw from it (a refund request); set once, by the first request. */
+    withdrawalRequestedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -9,6 +9,7 @@ export * from "./devices";
 export * from "./entitlements";
 export * from "./gallery";
 export * from "./keys";
+export * from "./mail";
 export * from "./mcp";
 export * from "./relations";
 export * from "./releases";

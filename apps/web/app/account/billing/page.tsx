@@ -33,6 +33,8 @@ export default async function BillingPage({ searchParams }: Props) {
     caller.license.passCheck({}),
   ]);
   const t = await getTranslations("billing");
+  const tw = await getTranslations("withdrawal");
+  const ti = await getTranslations("invoiceDocument");
   const date = await dateFormatter();
   const money = await moneyFormatter();
   const productSubscriptions = subscriptions.filter((subscription) => !subscription.is_pass);
@@ -41,11 +43,6 @@ export default async function BillingPage({ searchParams }: Props) {
   return (
     <article className="stack-large">
       <h1>{t("title")}</h1>
-      {query.withdrawn && (
-        <p role="status" className="notice">
-          {t("withdrawn", { number: query.withdrawn })}
-        </p>
-      )}
       <section className="card" aria-labelledby="pass">
         <h2 id="pass">{t("pass")}</h2>
         {pass.has_active_pass ? (
@@ -137,11 +134,21 @@ export default async function BillingPage({ searchParams }: Props) {
         ) : (
           <ul className="records">
             {orders.map((order) => (
-              <li key={order.id} className="record">
+              <li key={order.id} id={`order-${order.id}`} className="record">
                 <p>
                   <strong>{t("orderNumber", { number: order.number })}</strong>{" "}
-                  <span className="badge">{order.status_label}</span>
+                  {order.paid_at && <span className="muted small">{date(order.paid_at)}</span>}{" "}
+                  <span className="badge">{order.status_label}</span>{" "}
+                  {order.withdrawal_requested_at && <span className="badge warn">{tw("requested")}</span>}
                 </p>
+                {/* Said where the request was made, so that it is in view when the page comes back to this order. */}
+                {order.withdrawal_requested_at && (
+                  <p role={query.withdrawn === order.number ? "status" : undefined} className="notice">
+                    {query.withdrawn === order.number
+                      ? tw("sent", { number: order.number })
+                      : tw("requestedOn", { date: date(order.withdrawal_requested_at) })}
+                  </p>
+                )}
                 <ul className="order-items">
                   {order.items.map((item) => (
                     <li key={item.id}>
@@ -185,6 +192,7 @@ export default async function BillingPage({ searchParams }: Props) {
                   </div>
                 </dl>
                 <p className="actions-row">
+                  <a href={`/account/billing/orders/${order.id}/invoice`}>{ti("open")}</a>
                   {order.receipt_url && (
                     <a href={order.receipt_url} rel="noreferrer">
                       {t("receipt")}
@@ -221,7 +229,9 @@ export default async function BillingPage({ searchParams }: Props) {
                 {invoices.invoices.map((invoice) => (
                   <tr key={invoice.id}>
                     <td data-label={t("invoice")}>
-                      <code>{invoice.number}</code>
+                      <a href={`/account/billing/invoices/${invoice.id}`}>
+                        <code>{invoice.number}</code>
+                      </a>
                       {invoice.order_number && (
                         <div className="muted small">{t("forOrder", { number: invoice.order_number })}</div>
                       )}

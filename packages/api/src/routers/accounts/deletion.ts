@@ -120,7 +120,13 @@ export async function deleteAccount(
       kept_invoices: kept?.invoices ?? 0,
     };
     const { account_id: _, ...detail } = result;
-    await recordSecurityEvent(tx, { accountId, kind: "account_deleted", detail });
+    // Its notice goes to the address the account had, in its language: the row now holds a placeholder.
+    await recordSecurityEvent(tx, {
+      accountId,
+      kind: "account_deleted",
+      detail,
+      recipient: { email: account.email, language: account.language, name: account.name },
+    });
     return result;
   });
 }

@@ -1,11 +1,13 @@
 import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
 import { deliveryOf } from "../../context";
+import { answerLanguageOf } from "../../language";
 import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { IdParam } from "../../schemas/common";
 import { publicProcedure, router } from "../../trpc";
 import { releaseArtifact } from "../products/delivery";
 import { exampleRelease } from "../products/example";
+import { refusedLinkCode, refusedLinkPage } from "./refused-link-page";
 import { appcast, releaseDownload, signedFile } from "./service";
 
 const tags = ["distribution"];
@@ -68,7 +70,7 @@ export const distributionRouter = router({
         tags,
         summary: "A file, by signed link",
         description:
-          "What an install plan's `download_url` and a release download lead to. The link is the permission (no API key); an altered or expired one is 403. Answers `Range` (single, suffix, open-ended, several), `If-Range` and conditional requests, so interrupted and parallel downloads work.",
+          "What an install plan's `download_url` and a release download lead to. The link is the permission (no API key); an altered or expired one is 403 (to a browser's navigation, `Sec-Fetch-Mode: navigate`, an HTML page that leads back to the product). Answers `Range` (single, suffix, open-ended, several), `If-Range` and conditional requests, so interrupted and parallel downloads work.",
       },
       example: {
         build: async (context) => {
@@ -82,6 +84,21 @@ export const distributionRouter = router({
       noDatabase: true,
     })
     .input(z.object({ token: z.string().min(1).max(4096), filename: z.string().min(1).max(255) }))
-    .output(FileOutput)
-    .query(({ ctx, input }) => signedFile(deliveryOf(ctx), input.token, input.filename)),
+    .output(z.union([FileOutput, TextOutput]))
+    .query(({ ctx, input }) => {
+      try {
+        return signedFile(deliveryOf(ctx), input.token, input.filename);
+      } catch (error) {
+        const code = refusedLinkCode(error);
+        // A browser opening the link (a navigation: no client of the API sends Sec-Fetch-Mode) gets a page with the
+        // way back, with the same status; every other client the contract's JSON.
+        if (!code || ctx.http?.header("sec-fetch-mode") !== "navigate") throw error;
+        const product = deliveryOf(ctx).links.productOf(input.token);
+        ctx.res.status = 403;
+        return refusedLinkPage(answerLanguageOf(ctx), code, {
+          url: `${ctx.baseUrl}/account${product ? `/products/${product}` : ""}`,
+          product: product !== null,
+        });
+      }
+    }),
 });

@@ -349,6 +349,7 @@ describe("ended access (the product page of a product no longer held)", () => {
       grant_type: "trial",
       access_expires_at: ended.toISOString(),
       revoked_at: null,
+      purchase_url: null,
     });
     expect(await caller.library.ended({ product: held.id })).toBeNull();
     expect(await caller.library.ended({ product: never.id })).toBeNull();

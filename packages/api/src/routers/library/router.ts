@@ -2,8 +2,9 @@ import { z } from "zod";
 import { jsonTextOf } from "../../json-text";
 import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { exampleHeldProduct } from "../devices/example";
+import { exampleEndedProduct } from "./example";
 import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";
-import { endedAccess, getLibrary } from "./service";
+import { endedAccess, endedAccesses, getLibrary } from "./service";
 
 export const libraryRouter = router({
   get: accountProcedure
@@ -30,4 +31,15 @@ export const libraryRouter = router({
     .input(EndedAccessInput)
     .output(EndedAccessData.nullable())
     .query(({ ctx, input }) => endedAccess(ctx.db, ctx.caller.accountId, input.product)),
+
+  /** The library page's products whose access ended, each with how and where to renew it. */
+  endedAll: sessionProcedure
+    .meta({
+      ability: "signed-in",
+      example: {
+        listed: async (context) => [{ list: "", row: { product_id: await exampleEndedProduct(context) } }],
+      },
+    })
+    .output(z.array(EndedAccessData))
+    .query(({ ctx }) => endedAccesses(ctx.db, ctx.caller.accountId)),
 });

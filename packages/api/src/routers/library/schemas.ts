@@ -101,5 +101,7 @@ export const EndedAccessData = z.object({
   grant_type: z.string(),
   access_expires_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  /** Where it is bought again or renewed; null when the seller has not said. */
+  purchase_url: z.string().nullable(),
 });
 export type EndedAccessData = z.infer<typeof EndedAccessData>;

@@ -106,18 +106,24 @@ export async function getLibrary(db: Database, caller: Caller, baseUrl: string):
   return new JsonText((row as { body: string }).body);
 }
 
-/** The account's latest entitlement to a product it no longer has access to (revoked or expired), or null. */
-export async function endedAccess(db: Database, accountId: number, productId: number): Promise<EndedAccessData | null> {
-  const [row] = await sqlRows<EndedAccessData>(
+/**
+ * For each product the account held and no longer has access to (revoked or expired), its latest entitlement, by
+ * product name; or only `productId`'s.
+ */
+export async function endedAccesses(db: Database, accountId: number, productId?: number): Promise<EndedAccessData[]> {
+  return sqlRows<EndedAccessData>(
     db,
-    sql`select p.id as product_id, p.name as product_name, e.grant_type,
+    sql`select distinct on (p.name, p.id) p.id as product_id, p.name as product_name, e.grant_type, p.purchase_url,
         ${sql.raw(isoSql("e.access_expires_at"))} as access_expires_at, ${sql.raw(isoSql("e.revoked_at"))} as revoked_at
       from entitlements e join products p on p.id = e.product_id
-      where e.account_id = ${accountId} and e.product_id = ${productId}
+      where e.account_id = ${accountId} ${productId === undefined ? sql`` : sql`and e.product_id = ${productId}`}
         and not exists (select 1 from entitlements live where live.account_id = ${accountId}
-          and live.product_id = ${productId} and ${sql.raw(ACTIVE_ENTITLEMENT_E_SQL.replaceAll("e.", "live."))})
-      order by coalesce(e.revoked_at, e.access_expires_at) desc nulls last, e.id desc
-      limit 1`,
+          and live.product_id = e.product_id and ${sql.raw(ACTIVE_ENTITLEMENT_E_SQL.replaceAll("e.", "live."))})
+      order by p.name, p.id, coalesce(e.revoked_at, e.access_expires_at) desc nulls last, e.id desc`,
   );
-  return row ?? null;
+}
+
+/** The account's latest entitlement to a product it no longer has access to (revoked or expired), or null. */
+export async function endedAccess(db: Database, accountId: number, productId: number): Promise<EndedAccessData | null> {
+  return (await endedAccesses(db, accountId, productId))[0] ?? null;
 }

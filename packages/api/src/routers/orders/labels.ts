@@ -23,6 +23,7 @@ const labels = {
       cancelled: "Cancelled",
       expired: "Expired",
     },
+    pass: { name: "All-access pass" },
   },
   ko: {
     order: { pending: "결제 대기", paid: "결제 완료", refunded: "환불 완료", cancelled: "취소됨" },
@@ -42,6 +43,7 @@ const labels = {
       cancelled: "해지됨",
       expired: "만료됨",
     },
+    pass: { name: "전 제품 이용권" },
   },
 } as const;
 

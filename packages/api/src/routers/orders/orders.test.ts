@@ -62,6 +62,8 @@ describe("orders", () => {
       vat_cents: 5455,
       payment_method: "card",
       can_withdraw: true,
+      paid_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      withdrawal_requested_at: null,
       receipt_url: null,
       subscription_name: null,
     });

@@ -5,6 +5,8 @@ import { IdParam } from "../../schemas/common";
 import { accountProcedure, router, sessionProcedure } from "../../trpc";
 import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
 import { makeDefaultCard, removeCard } from "./cards";
+import { exampleInvoice, exampleOrderQuantity } from "./example";
+import { InvoiceDocumentData, invoiceDocument, orderInvoiceId } from "./invoice-document";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
 
@@ -25,7 +27,7 @@ export const ordersRouter = router({
         tags,
         summary: "The account's orders",
         description:
-          "Newest first, each with its items and the entitlements each granted. Money is in the currency's minor unit (`*_cents`: cents, or won for KRW, which has none); a KRW total includes 10 % VAT, split into `supply_cents` and `vat_cents`. `can_withdraw`: paid within 7 days and not used yet (no device seated on, or install recorded of, its products since). Labels in Korean or English, by `Accept-Language`. A product key sees the orders of its product.",
+          "Newest first, each with its items and the entitlements each granted. Money is in the currency's minor unit (`*_cents`: cents, or won for KRW, which has none); a KRW total includes 10 % VAT, split into `supply_cents` and `vat_cents`. `can_withdraw`: paid within 7 days, not used yet (no device seated on, or install recorded of, its products since) and not withdrawn from already; `withdrawal_requested_at`: when the buyer asked to withdraw (the billing page's withdrawal, once). Labels in Korean or English, by `Accept-Language`. A product key sees the orders of its product.",
       },
       example: {
         listed: async ({ db, accountId, productId }) => [
@@ -115,6 +117,26 @@ export const ordersRouter = router({
     .input(z.object({ id: z.number().int().positive() }))
     .output(z.object({ id: z.number().int() }))
     .mutation(({ ctx, input }) => makeDefaultCard(ctx.db, ctx.caller.accountId, input.id)),
+
+  /** The invoice's printable page and PDF: the invoice with its lines and buyer (another account's is not found). */
+  invoiceDocument: sessionProcedure
+    .meta({
+      ability: "signed-in",
+      example: {
+        listed: async (context) => [{ list: "lines", row: { quantity: await exampleOrderQuantity(context) } }],
+        build: async (context) => ({ body: { invoice: await exampleInvoice(context) } }),
+      },
+    })
+    .input(z.object({ invoice: z.number().int().positive() }))
+    .output(InvoiceDocumentData)
+    .query(({ ctx, input }) => invoiceDocument(ctx.db, ctx.caller, commerceView(ctx), input.invoice)),
+
+  /** An order's printable page is its invoice's: which invoice that is. */
+  orderInvoice: sessionProcedure
+    .meta({ ability: "signed-in" })
+    .input(z.object({ order: z.number().int().positive() }))
+    .output(z.object({ invoice_id: z.number().int() }))
+    .query(({ ctx, input }) => orderInvoiceId(ctx.db, ctx.caller, input.order)),
 
   /** The billing page: remove one of the person's own cards (another becomes the default). */
   removeCard: sessionProcedure

@@ -57,6 +57,10 @@ export const OrderData = z
     payment_method: z.string(),
     items: z.array(OrderItemData),
     can_withdraw: z.boolean(),
+    /** When it was paid; null while it awaits payment. */
+    paid_at: DateTime.nullable(),
+    /** When the buyer asked to withdraw from it (once; support then refunds it); null while nobody has. */
+    withdrawal_requested_at: DateTime.nullable(),
     receipt_url: z.string().nullable(),
     supply_cents: z.number().int().nullable(),
     vat_cents: z.number().int().nullable(),

@@ -119,9 +119,12 @@ async function loadOrders(db: Database, caller: Caller, view: CommerceView, only
     })),
     can_withdraw:
       row.status === "paid" &&
+      row.withdrawalRequestedAt === null &&
       row.paidAt !== null &&
       now - row.paidAt.getTime() <= WITHDRAWAL_DAYS * 86_400_000 &&
       !row.used,
+    paid_at: isoOrNull(row.paidAt),
+    withdrawal_requested_at: isoOrNull(row.withdrawalRequestedAt),
     receipt_url: row.receiptUrl,
     supply_cents: row.supplyCents,
     vat_cents: row.vatCents,
@@ -139,6 +142,26 @@ export async function getOrder(db: Database, caller: Caller, view: CommerceView,
   const [order] = await loadOrders(db, caller, view, orderId);
   if (!order) throw new DomainError("order_not_found");
   return { order };
+}
+
+/** An invoice row as the API answers it, with its order's number and its status in the reader's language. */
+export function toInvoiceData(invoice: typeof invoices.$inferSelect, orderNumber: string | null, view: CommerceView) {
+  return {
+    id: invoice.id,
+    number: invoice.number,
+    status: invoice.status,
+    status_label: label(view.language, "invoice", invoice.status),
+    currency: invoice.currency,
+    total_cents: invoice.totalCents,
+    supply_cents: invoice.supplyCents,
+    vat_cents: invoice.vatCents,
+    order_id: invoice.orderId,
+    order_number: orderNumber,
+    subscription_id: invoice.subscriptionId,
+    issued_at: invoice.issuedAt.toISOString(),
+    due_at: isoOrNull(invoice.dueAt),
+    paid_at: isoOrNull(invoice.paidAt),
+  };
 }
 
 /**
@@ -169,22 +192,7 @@ export async function listInvoices(db: Database, caller: Caller, view: CommerceV
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   return {
-    invoices: page.map(({ invoice, orderNumber }) => ({
-      id: invoice.id,
-      number: invoice.number,
-      status: invoice.status,
-      status_label: label(view.language, "invoice", invoice.status),
-      currency: invoice.currency,
-      total_cents: invoice.totalCents,
-      supply_cents: invoice.supplyCents,
-      vat_cents: invoice.vatCents,
-      order_id: invoice.orderId,
-      order_number: orderNumber,
-      subscription_id: invoice.subscriptionId,
-      issued_at: invoice.issuedAt.toISOString(),
-      due_at: isoOrNull(invoice.dueAt),
-      paid_at: isoOrNull(invoice.paidAt),
-    })),
+    invoices: page.map(({ invoice, orderNumber }) => toInvoiceData(invoice, orderNumber, view)),
     next_cursor: rows.length > limit ? (page.at(-1)?.invoice.id ?? null) : null,
     limit,
   };

@@ -41,6 +41,7 @@ export const ProductRecord = z.object({
   currency: z.string(),
   published: z.boolean(),
   device_limit: z.number().int().nullable(),
+  purchase_url: z.string().nullable(),
   created_at: z.string(),
 });
 export type ProductRecord = z.infer<typeof ProductRecord>;
@@ -59,6 +60,7 @@ export function toProductRecord(row: ProductRow): ProductRecord {
     currency: row.currency,
     published: row.published,
     device_limit: row.deviceLimit,
+    purchase_url: row.purchaseUrl,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -89,6 +91,13 @@ export async function createProduct(db: Database, rawInput: CreateProductInput):
   }
 }
 
+/** A page people are sent to from Buy and Renew: a web address, nothing a browser would run. */
+const PurchaseUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "an http or https URL");
+
 export const UpdateProductInput = z
   .object({
     id: z.number().int().positive(),
@@ -96,10 +105,13 @@ export const UpdateProductInput = z
     deviceLimit: z.number().int().positive().nullable().optional(),
     /** The manual's steps, in order (setup progress counts against them). */
     manualSteps: z.array(z.string().trim().min(1).max(2000)).max(200).optional(),
+    /** Where it is bought or renewed (the seller's store, a payment link), or null for nowhere: Buy and Renew. */
+    purchaseUrl: PurchaseUrl.nullable().optional(),
   })
-  .refine((input) => input.deviceLimit !== undefined || input.manualSteps !== undefined, {
-    message: "change at least one field",
-  });
+  .refine(
+    (input) => input.deviceLimit !== undefined || input.manualSteps !== undefined || input.purchaseUrl !== undefined,
+    { message: "change at least one field" },
+  );
 export type UpdateProductInput = z.input<typeof UpdateProductInput>;
 
 const EMPTY_MANUAL = {
@@ -110,7 +122,7 @@ const EMPTY_MANUAL = {
   troubleshooting: [],
 };
 
-/** `product:update`: the device limit and the manual's steps. */
+/** `product:update`: the device limit, the manual's steps and where the product is bought. */
 export async function updateProduct(
   db: Database,
   rawInput: UpdateProductInput,
@@ -120,6 +132,7 @@ export async function updateProduct(
     .update(products)
     .set({
       ...(input.deviceLimit !== undefined ? { deviceLimit: input.deviceLimit } : {}),
+      ...(input.purchaseUrl !== undefined ? { purchaseUrl: input.purchaseUrl } : {}),
       ...(input.manualSteps !== undefined
         ? {
             manual: sql`jsonb_set(coalesce(${products.manual}, ${JSON.stringify(EMPTY_MANUAL)}::jsonb), '{install_steps}', ${JSON.stringify(input.manualSteps)}::jsonb)`,

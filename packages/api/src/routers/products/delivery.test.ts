@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
-import { createAccountWithKey, createApiClient, createProduct, grantEntitlement } from "../../testing";
+import { createAccountWithKey, createApiClient, createProduct, grantEntitlement, TEST_BASE_URL } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";
 import { yankRelease } from "./admin-service";
 import { publishRelease, putContentAsset } from "./publish";
@@ -212,6 +212,35 @@ describe("signed download links", () => {
     expect(expired.status).toBe(403);
     expect(expired.body.error).toBe("download_link_expired");
     expect((await request(url.pathname)).status).toBe(200);
+  });
+
+  it("gives a browser that opens a refused link a page in its language that leads back to the product", async () => {
+    const { key, product } = await productOnEveryChannel();
+    const plan = (await request(`/api/products/${product.id}/install`, { key })).body.data;
+    const [, , , , token, filename] = new URL(plan.download_url).pathname.split("/") as string[];
+    const stale = await delivery.links.link(
+      { ...delivery.links.verify(token as string, decodeURIComponent(filename as string)) },
+      new Date(Date.now() - 601_000),
+    );
+    const navigate = { "sec-fetch-mode": "navigate", accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+    const english = await request(new URL(stale.url).pathname, { headers: navigate });
+    expect(english.status).toBe(403);
+    expect(english.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(english.text).toContain("<h1>This download link has expired</h1>");
+    expect(english.text).toContain(`<a href="${TEST_BASE_URL}/account/products/${product.id}">Back to the product</a>`);
+    const korean = await request(new URL(stale.url).pathname, {
+      headers: { ...navigate, "accept-language": "ko-KR,ko;q=0.9" },
+    });
+    expect(korean.text).toContain("<h1>다운로드 링크가 만료되었습니다</h1>");
+    expect(korean.text).toContain("제품으로 돌아가기");
+    // A forged link names no product it can be trusted about: the way back is the library.
+    const altered = await request(`/distribution/v1/files/x.y.z/${filename}`, { headers: navigate });
+    expect(altered.status).toBe(403);
+    expect(altered.text).toContain("<h1>This download link does not work</h1>");
+    expect(altered.text).toContain(`<a href="${TEST_BASE_URL}/account">Back to your library</a>`);
+    // Clients of the API (no navigation) keep the contract's JSON.
+    const client = await request(new URL(stale.url).pathname, { headers: { accept: "text/html" } });
+    expect(client.body).toEqual({ message: expect.any(String), error: "download_link_expired" });
   });
 
   it("answers single, suffix, open-ended and multiple ranges, and 416 outside the file", async () => {

@@ -100,6 +100,7 @@ export function releaseArtifact(release: ReleaseRow) {
     size: release.artifactSize as number,
     filename: release.artifactFilename as string,
     contentType: release.artifactContentType ?? "application/octet-stream",
+    productId: release.productId,
   };
 }
 

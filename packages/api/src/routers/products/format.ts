@@ -35,6 +35,7 @@ export function toProductApiData(product: ProductWithTaxonomy, entitled: boolean
     categories: product.categories.map(({ category }) => toCategoryData(category)),
     tags: product.tags.map(({ tag }) => ({ id: tag.id, name: tag.name, type: tag.type, active: tag.active })),
     content_locale: product.contentLocale,
+    purchase_url: product.purchaseUrl,
   };
 }
 

@@ -30,6 +30,8 @@ export const ProductApiData = z
     categories: z.array(ProductCategoryData),
     tags: z.array(ProductTagData),
     content_locale: z.string().nullable(),
+    /** Where the seller sells it (their store, a payment link): what Buy and Renew lead to; null when nowhere. */
+    purchase_url: z.string().nullable(),
   })
   .meta({ id: "ProductApiData" });
 export type ProductApiData = z.infer<typeof ProductApiData>;

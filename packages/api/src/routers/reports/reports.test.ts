@@ -5,8 +5,11 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
 import type { Delivery } from "../../delivery";
+import { createMailer } from "../../mail/mailer";
+import { deliverOutbox } from "../../mail/outbox";
 import { createRateLimiter } from "../../rate-limit";
 import {
+  createAccount,
   createAccountWithKey,
   createApiClient,
   createProduct,
@@ -16,6 +19,8 @@ import {
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
+import { raceOnLock } from "../../testing/race";
+import { startTestSmtpServer } from "../../testing/smtp";
 import { createOrder } from "../orders/admin-service";
 import { errorFingerprint, errorGroups } from "./crash-reports";
 import { ErrorReportData, MAX_BUNDLE_BYTES, SupportReportData } from "./schemas";
@@ -392,5 +397,65 @@ describe("withdrawing from an order (the billing page)", () => {
       .from(schema.supportTickets)
       .where(eq(schema.supportTickets.id, filed.ticket.id));
     expect(tickets).toEqual([{ accountId: account.id }]);
+  });
+
+  it("marks the order once: it shows the request's date, a second request is refused with it, and one mail confirms it", async () => {
+    // Without a key: creating one mails a notice of its own.
+    const account = await createAccount(testDb.db, { language: "ko" });
+    const product = await createProduct(testDb.db, { name: "Prompt Pantry", unitPriceCents: 33_000, currency: "KRW" });
+    const order = await createOrder(testDb.db, { accountId: account.id, productId: product.id });
+    const { caller } = await signedInCaller(testDb.db, account.id);
+    await caller.reports.withdraw({ order: order.id });
+    const { order: shown } = await caller.orders.show({ order: order.id });
+    expect(shown.can_withdraw).toBe(false);
+    expect(shown.withdrawal_requested_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await expect(caller.reports.withdraw({ order: order.id, reason: "again" })).rejects.toMatchObject({
+      cause: {
+        code: "withdrawal_already_requested",
+        details: { withdrawal_requested_at: shown.withdrawal_requested_at },
+      },
+    });
+    const smtp = await startTestSmtpServer();
+    const mailer = createMailer({ smtpUrl: smtp.url, outboxDir: "/nonexistent", from: "Shelf <no-reply@shelf.test>" });
+    try {
+      while ((await deliverOutbox(testDb.db, { mailer, baseUrl: TEST_BASE_URL, log: testLog })) > 0) {}
+      const mail = await smtp.next(account.email);
+      expect(mail.subject).toBe(`주문 ${order.number}의 청약철회 요청을 받았습니다`);
+      expect(mail.text).toContain("Prompt Pantry");
+      expect(mail.text).toContain("₩33,000");
+      expect(mail.text).toContain(`${TEST_BASE_URL}/account/billing`);
+      expect(smtp.received.filter((m) => m.to.includes(account.email.toLowerCase()))).toHaveLength(1);
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it("refuses the second of two requests sent at once, and files one refund request", async () => {
+    const { account } = await createAccountWithKey(testDb.db);
+    const product = await createProduct(testDb.db);
+    const order = await createOrder(testDb.db, { accountId: account.id, productId: product.id });
+    const [first, second] = await Promise.all([
+      signedInCaller(testDb.db, account.id),
+      signedInCaller(testDb.db, account.id),
+    ]);
+    const results = await raceOnLock(testDb.db, sql`select id from orders where id = ${order.id} for update`, [
+      () => first.caller.reports.withdraw({ order: order.id }),
+      () => second.caller.reports.withdraw({ order: order.id, reason: "double click" }),
+    ]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    const refused = results.find((result) => result.status === "rejected");
+    expect(refused?.status === "rejected" && refused.reason).toMatchObject({
+      cause: { code: "withdrawal_already_requested" },
+    });
+    const reports = await testDb.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from support_reports r join support_tickets t on t.id = r.ticket_id
+        where t.account_id = ${account.id}`,
+    );
+    expect(reports[0]?.n).toBe(1);
+    const mails = await testDb.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from mail_outbox where account_id = ${account.id} and kind = 'withdrawal_requested'`,
+    );
+    expect(mails[0]?.n).toBe(1);
   });
 });

@@ -15,6 +15,7 @@ import {
   WithdrawInput,
 } from "./schemas";
 import { DEDUP_WINDOW_HOURS, recordSupportReport } from "./support";
+import { alreadyRequested, fileWithdrawal } from "./withdrawal";
 
 const tags = ["support"];
 
@@ -80,7 +81,8 @@ export const reportsRouter = router({
 
   /**
    * The billing page's "withdraw": a refund request (a support report of kind `refund_request`) for an order of the
-   * signed-in person that `can_withdraw`; another account's order is not found, one past the period a conflict.
+   * signed-in person that `can_withdraw`, once; another account's order is not found, one past the period a conflict,
+   * one already withdrawn from `withdrawal_already_requested` (with the first request's date).
    */
   withdraw: sessionProcedure
     .meta({ ability: "signed-in" })
@@ -88,12 +90,8 @@ export const reportsRouter = router({
     .output(SupportReportData)
     .mutation(async ({ ctx, input }) => {
       const { order } = await getOrder(ctx.db, ctx.caller, commerceView(ctx), input.order);
+      if (order.withdrawal_requested_at) throw alreadyRequested(order.withdrawal_requested_at);
       if (!order.can_withdraw) throw new DomainError("conflict", "This order can no longer be withdrawn from.");
-      const items = order.items.map((item) => `${item.product_name} x${item.quantity}`).join(", ");
-      return recordSupportReport(ctx.db, null, ctx.caller, {
-        kind: "refund_request",
-        summary: `Withdrawal from order ${order.number}`,
-        detail: `Order ${order.number} (id ${order.id}): ${items}; total ${order.total_cents} ${order.currency}.${input.reason ? `\n\n${input.reason}` : ""}`,
-      });
+      return fileWithdrawal(ctx.db, ctx.caller, order, input.reason);
     }),
 });

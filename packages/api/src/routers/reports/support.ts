@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Database } from "@shelf/db";
+import type { Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { ApiKeyCaller } from "../../auth/caller";
@@ -39,7 +39,7 @@ export function dedupKey(input: Pick<SupportReportInput, "kind" | "app_bundle_id
  * ticket, never two. The bundle is stored first and removed again if the report cannot be recorded.
  */
 export async function recordSupportReport(
-  db: Database,
+  db: Executor,
   /** Where a diagnostic bundle goes; none is needed for a report without one. */
   store: ArtifactStore | null,
   /** A device's key, or (without `keyId`) a signed-in person filing from the pages. */

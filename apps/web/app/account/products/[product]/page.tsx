@@ -4,10 +4,12 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { cache } from "react";
 import { type PageSession, pageCaller, requireSession } from "../../../../src/auth/session";
 import { ConfirmButton } from "../../../../src/components/confirm-button";
-import { CopyText } from "../../../../src/components/copy-text";
-import { contentAssetHref, dateFormatter, sizeFormatter, typeLabeler } from "../../../../src/format";
+import { contentAssetHref, dateFormatter, typeLabeler } from "../../../../src/format";
+import { refusalOf } from "../../../../src/forms/errors";
 import { shownName } from "../../../../src/names";
 import { blockProductDevice, recordSetupStep, releaseProductDevice } from "./actions";
+import { DownloadList } from "./download-list";
+import { EndedProduct, OfferedProduct } from "./not-held";
 
 type Props = { params: Promise<{ product: string }> };
 
@@ -15,14 +17,23 @@ const CHANNELS = ["stable", "beta", "alpha", "dev"] as const;
 
 /**
  * What the signed-in person has of the product: the library's item while their access lasts, otherwise the product's
- * name and how its access ended, or nothing (never theirs: 404). Once per render (metadata and page).
+ * name and how its access ended, otherwise the product as the catalog offers it (published), or nothing (404). Once
+ * per render (metadata and page).
  */
 const findProduct = cache(async (session: PageSession, id: number) => {
   const caller = await pageCaller(session);
   const item = (await caller.library.get({})).value().items.find((entry) => entry.product.id === id);
-  if (item) return { caller, item, ended: null };
+  if (item) return { caller, item, ended: null, offered: null };
   const ended = await caller.library.ended({ product: id });
-  return ended ? { caller, item: null, ended } : null;
+  if (ended) return { caller, item: null, ended, offered: null };
+  const offered = await caller.products.get({ product: id }).then(
+    ({ product }) => product,
+    (error: unknown) => {
+      if (refusalOf(error)) return null;
+      throw error;
+    },
+  );
+  return offered ? { caller, item: null, ended: null, offered } : null;
 });
 
 function productId(raw: string): number | null {
@@ -34,7 +45,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const id = productId((await params).product);
   const session = id === null ? null : await requireSession(`/account/products/${id}`);
   const found = session && id !== null ? await findProduct(session, id) : null;
-  const name = found?.item?.product.name ?? found?.ended?.product_name;
+  const name = found?.item?.product.name ?? found?.ended?.product_name ?? found?.offered?.name;
   return { title: name ? t("titleOf", { name }) : t("title") };
 }
 
@@ -48,31 +59,9 @@ export default async function ProductPage({ params }: Props) {
   const t = await getTranslations("product");
   const strategies = await getTranslations("deliveryStrategies");
   const date = await dateFormatter();
-  if (!found.item) {
-    const { product_name: name, revoked_at, access_expires_at } = found.ended;
-    return (
-      <article className="stack-large">
-        <p>
-          <a href="/account">{t("back")}</a>
-        </p>
-        <header>
-          <h1>{name}</h1>
-          <p>
-            <span className="badge warn">{t("accessEnded")}</span>
-          </p>
-        </header>
-        <section className="card">
-          <h2>{t("license")}</h2>
-          <p>{t("accessEndedBody", { date: date(revoked_at ?? access_expires_at) })}</p>
-          <p>
-            <a className="button" href="/account/billing">
-              {t("renew")}
-            </a>
-          </p>
-        </section>
-      </article>
-    );
-  }
+  if (found.ended) return <EndedProduct ended={found.ended} />;
+  if (found.offered) return <OfferedProduct product={found.offered} />;
+  if (!found.item) notFound();
   const { caller, item } = found;
   const [detail, releases, { license }, plans] = await Promise.all([
     caller.products.detail({ product: id }),
@@ -93,7 +82,6 @@ export default async function ProductPage({ params }: Props) {
   );
   const locale = await getLocale();
   const typeLabel = await typeLabeler();
-  const size = await sizeFormatter();
   const manual = detail.manual;
   const progress = item.setup_progress;
   const steps = manual?.install_steps ?? [];
@@ -127,49 +115,7 @@ export default async function ProductPage({ params }: Props) {
       )}
       <section className="card" aria-labelledby="downloads">
         <h2 id="downloads">{t("downloads")}</h2>
-        {downloads.length === 0 ? (
-          <p className="empty">{t("noDownloads")}</p>
-        ) : (
-          <ul className="downloads">
-            {downloads.map((plan) => (
-              <li key={plan.version} className="download">
-                <p>
-                  <a className="button" href={plan.download_url} download={plan.filename}>
-                    {t("download", { version: plan.version })}
-                  </a>{" "}
-                  <span className="badge">{t(`channels.${plan.channel ?? "stable"}`)}</span>
-                </p>
-                <dl className="facts">
-                  <div>
-                    <dt>{t("file")}</dt>
-                    <dd>
-                      <code>{plan.filename}</code>
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>{t("platform")}</dt>
-                    <dd>{shownName(plan.target)}</dd>
-                  </div>
-                  <div>
-                    <dt>{t("size")}</dt>
-                    <dd>{size(plan.size)}</dd>
-                  </div>
-                  <div>
-                    <dt>{t("linkExpires")}</dt>
-                    <dd>{date(plan.download_expires_at, true)}</dd>
-                  </div>
-                </dl>
-                <CopyText
-                  id={`sha256-${plan.channel ?? "stable"}`}
-                  label={t("sha256", { version: plan.version })}
-                  value={plan.sha256}
-                  copy={t("copy")}
-                  copied={t("copied")}
-                />
-              </li>
-            ))}
-          </ul>
-        )}
+        <DownloadList productId={id} plans={downloads} />
         {item.product.install_assets.length > 0 && (
           <>
             <h3>{t("installAssets")}</h3>

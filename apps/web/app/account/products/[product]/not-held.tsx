@@ -1,0 +1,53 @@
+import type { EndedAccessData, ProductApiData } from "@shelf/api/schemas";
+import { getTranslations } from "next-intl/server";
+import { Price, PurchaseAction } from "../../../../src/components/price";
+import { dateFormatter } from "../../../../src/format";
+
+/** A product whose access ended: when, and where to renew it (the seller's page), or whom to ask. */
+export async function EndedProduct({ ended }: { ended: EndedAccessData }) {
+  const [t, date] = await Promise.all([getTranslations("product"), dateFormatter()]);
+  return (
+    <article className="stack-large">
+      <p>
+        <a href="/account">{t("back")}</a>
+      </p>
+      <header>
+        <h1>{ended.product_name}</h1>
+        <p>
+          <span className="badge warn">{t("accessEnded")}</span>
+        </p>
+      </header>
+      <section className="card">
+        <h2>{t("license")}</h2>
+        <p>{t("accessEndedBody", { date: date(ended.revoked_at ?? ended.access_expires_at) })}</p>
+        <PurchaseAction url={ended.purchase_url} label="renew" />
+      </section>
+    </article>
+  );
+}
+
+/** A product of the catalog the account does not hold: what it is, its price, and where to buy it. */
+export async function OfferedProduct({ product }: { product: ProductApiData }) {
+  const t = await getTranslations("purchase");
+  return (
+    <article className="stack-large">
+      <p>
+        <a href="/catalog">{t("backToCatalog")}</a>
+      </p>
+      <header>
+        <h1>{product.name}</h1>
+        <p>
+          <span className="badge">{t("notHeld")}</span>
+        </p>
+        {product.description && <p>{product.description}</p>}
+      </header>
+      <section className="card" aria-labelledby="buy">
+        <h2 id="buy">{t("priceTitle")}</h2>
+        <p>
+          <Price product={product} />
+        </p>
+        <PurchaseAction url={product.purchase_url} label="buy" />
+      </section>
+    </article>
+  );
+}
