@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { stripVTControlCharacters } from "node:util";
@@ -101,6 +101,9 @@ const WARNING = /^(⚠|Warning:)|\bencountered \d+ warnings?:/;
  */
 async function build(appDir: string, name: string): Promise<void> {
   const root = path.resolve(appDir, "../..");
+  // Next tells CI machines (CI=true) without a build cache folder to configure one: a hint for build pipelines, not
+  // for a start. The folder is Next's own, which the build fills.
+  await mkdir(path.join(appDir, ".next/cache"), { recursive: true });
   const next = spawn(path.join(root, "node_modules/.bin/next"), ["build"], {
     cwd: appDir,
     stdio: ["ignore", "pipe", "pipe"],
