@@ -631,6 +631,11 @@ describe("billing", () => {
       expect(text).toMatch(lang === "ko" ? /공급가액₩54,545/ : /Supply value₩54,545/);
       expect(text).toMatch(lang === "ko" ? /부가세 \(10%\)₩5,455/ : /VAT \(10 %\)₩5,455/);
       expect(text).toMatch(lang === "ko" ? /합계₩60,000/ : /Total₩60,000/);
+      expect(await page.locator(".invoice-lines tbody td.number").allTextContents()).toEqual([
+        "2",
+        "₩33,000",
+        "₩66,000",
+      ]);
       const pdfLink = page.getByRole("link", { name: lang === "ko" ? "PDF 다운로드" : "Download PDF" });
       expect(await pdfLink.getAttribute("href")).toBe(`/account/billing/invoices/${id}.pdf`);
       // As the browser asks for it when the link is followed: in the page's language.
@@ -641,7 +646,9 @@ describe("billing", () => {
       expect(pdf.headers()["content-type"]).toBe("application/pdf");
       const extracted = await pdfText(await pdf.body());
       expect(extracted).toContain(lang === "ko" ? `청구서 ${number}` : `Invoice ${number}`);
-      expect(extracted).toMatch(/정리 도우미\s+2\s+₩33,000\s+₩60,000/);
+      // The line is its quantity at the unit price; the discount under the lines takes it to the total.
+      expect(extracted).toMatch(/정리 도우미\s+2\s+₩33,000\s+₩66,000/);
+      expect(extracted).toMatch(lang === "ko" ? /할인\s+-₩6,000/ : /Discount\s+-₩6,000/);
       expect(extracted).toMatch(lang === "ko" ? /공급가액\s+₩54,545/ : /Supply value\s+₩54,545/);
       expect(extracted).toMatch(lang === "ko" ? /부가세 \(10%\)\s+₩5,455/ : /VAT \(10 %\)\s+₩5,455/);
     });

@@ -68,7 +68,7 @@ describe("invoice documents", () => {
     });
     expect(document.buyer).toEqual({ name: "김민지", email: account.email });
     expect(document.lines).toEqual([
-      { name: "프롬프트 창고", quantity: 2, unit_price_cents: 33_000, discount_cents: 6_000, total_cents: 60_000 },
+      { name: "프롬프트 창고", quantity: 2, unit_price_cents: 33_000, amount_cents: 66_000, discount_cents: 6_000 },
     ]);
     const stranger = await signedInCaller(testDb.db, (await createAccount(testDb.db)).id);
     await expect(stranger.caller.orders.invoiceDocument({ invoice: invoice.id })).rejects.toMatchObject({
@@ -89,7 +89,8 @@ describe("invoice documents", () => {
     expect(korean).toContain("셸프 데모 (예시)");
     expect(korean).toContain("사업자등록번호: 000-00-00000 (예시)");
     expect(korean).toContain("김민지");
-    expect(korean).toMatch(/프롬프트 창고\s+2\s+₩33,000\s+₩60,000/);
+    // A line is its quantity at the unit price; the discount below it takes the lines to the total.
+    expect(korean).toMatch(/프롬프트 창고\s+2\s+₩33,000\s+₩66,000/);
     expect(korean).toMatch(/할인\s+-₩6,000/);
     expect(korean).toMatch(/공급가액\s+₩54,545/);
     expect(korean).toMatch(/부가세 \(10%\)\s+₩5,455/);

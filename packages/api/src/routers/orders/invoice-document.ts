@@ -10,13 +10,17 @@ import { type CommerceView, getOrder, toInvoiceData } from "./service";
 
 const { accounts, invoices, orders, products, subscriptions } = schema;
 
-/** One line of an invoice: what was sold, how many, at what price, in minor units of the invoice's currency. */
+/**
+ * One line of an invoice: what was sold, how many, at what price, in minor units of the invoice's currency. Its
+ * amount is the quantity at the unit price, before the line's discount: the lines' amounts less the discounts are
+ * the total, as the document shows them.
+ */
 export const InvoiceLineData = z.object({
   name: z.string(),
   quantity: z.number().int(),
   unit_price_cents: z.number().int(),
+  amount_cents: z.number().int(),
   discount_cents: z.number().int(),
-  total_cents: z.number().int(),
 });
 
 /** What an invoice's printable page and PDF show, besides the seller's disclosure (configuration). */
@@ -61,16 +65,16 @@ export async function invoiceDocument(
         name: item.product_name,
         quantity: item.quantity,
         unit_price_cents: item.unit_price_cents,
+        amount_cents: item.subtotal_cents,
         discount_cents: item.discount_total_cents,
-        total_cents: item.total_cents,
       }))
     : [
         {
           name: row.subscriptionName ?? (row.isPass ? label(view.language, "pass", "name") : invoice.number),
           quantity: 1,
           unit_price_cents: invoice.totalCents,
+          amount_cents: invoice.totalCents,
           discount_cents: 0,
-          total_cents: invoice.totalCents,
         },
       ];
   return {

@@ -165,7 +165,7 @@ export function invoicePdf(
   row([words.item, words.quantity, words.unitPrice, words.amount], 9);
   rule();
   for (const line of document.lines) {
-    row([line.name, String(line.quantity), money(line.unit_price_cents), money(line.total_cents)]);
+    row([line.name, String(line.quantity), money(line.unit_price_cents), money(line.amount_cents)]);
   }
   rule();
   const discount = document.lines.reduce((sum, line) => sum + line.discount_cents, 0);

@@ -144,7 +144,7 @@ export default async function InvoicePage({ params }: Props) {
                 <td>{line.name}</td>
                 <td className="number">{line.quantity}</td>
                 <td className="number">{money(line.unit_price_cents, invoice.currency)}</td>
-                <td className="number">{money(line.total_cents, invoice.currency)}</td>
+                <td className="number">{money(line.amount_cents, invoice.currency)}</td>
               </tr>
             ))}
           </tbody>
