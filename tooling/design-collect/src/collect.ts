@@ -215,6 +215,11 @@ async function capturePage(
     response = await page.goto(requested.href, { waitUntil: "load", timeout: NAVIGATION_TIMEOUT_MS });
   } catch (error) {
     navigationError = (error as Error).message.split("\n")[0] ?? "navigation failed";
+    // A link to a file (an address that answers with an attachment) starts a download and leaves a blank page.
+    if (/Download is starting/.test(navigationError)) {
+      tools.log(`${walk.spec.app} ${visit.path} ${walk.viewport}/${walk.lang}: a download, not a page: skipped`);
+      return null;
+    }
   }
   await page.waitForLoadState("networkidle", { timeout: SETTLE_TIMEOUT_MS }).catch(() => {});
   await page.evaluate(() => document.fonts.ready.then(() => undefined)).catch(() => {});

@@ -293,6 +293,13 @@ describe("a run saved to a folder", () => {
     expect(firstLog).toMatch(/skipped script \S+: \d+ bytes, over the asset limit of 10240/);
   });
 
+  it("follows no link to a file as a page: the product page's Download button starts a download, logged and skipped", () => {
+    expect(firstLog).toMatch(
+      /accounts \/account\/products\/\d+\/download\S* desktop\/en: a download, not a page: skipped/,
+    );
+    expect(first.captures.filter((capture) => capture.meta.page.endsWith("/download"))).toEqual([]);
+  });
+
   it("gives each capture a 40-character key, unique in the run, and meta valid as CaptureMeta", () => {
     const keys = first.captures.map((capture) => capture.key);
     for (const key of keys) expect(key).toMatch(/^[0-9a-f]{40}$/);
