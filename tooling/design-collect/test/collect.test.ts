@@ -297,7 +297,7 @@ describe("a run saved to a folder", () => {
     expect(firstLog).toMatch(
       /accounts \/account\/products\/\d+\/download\S* desktop\/en: a download, not a page: skipped/,
     );
-    expect(first.captures.filter((capture) => capture.meta.page.endsWith("/download"))).toEqual([]);
+    expect(first.captures.filter((capture) => capture.meta.page?.endsWith("/download"))).toEqual([]);
   });
 
   it("gives each capture a 40-character key, unique in the run, and meta valid as CaptureMeta", () => {
