@@ -6,8 +6,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /**
- * The structure the folders promise, checked: each package declares what it imports, base modules of the API
- * import no domain, and shared schemas reach nothing but zod and pure modules.
+ * The structure the folders promise, checked: each package declares what it imports, no file reaches itself through
+ * its imports, base modules of the API import no domain, and shared schemas reach nothing but zod and pure modules.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -118,6 +118,55 @@ describe("architecture", () => {
       }
     }
     expect(crossings).toEqual([]);
+  });
+
+  it("no file imports itself back, through any chain of relative imports (type-only imports count too)", () => {
+    const graph = new Map<string, string[]>();
+    for (const { files } of workspaces()) {
+      for (const file of files) {
+        if (/\.test\.tsx?$/.test(file) || file.includes(`${path.sep}test${path.sep}`)) continue;
+        const targets = imports(file)
+          .filter((specifier) => specifier.startsWith("."))
+          .map((specifier) => resolveRelative(file, specifier));
+        graph.set(file, targets);
+      }
+    }
+    // Tarjan's strongly connected components: every component of more than one file is a circle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const circles: string[] = [];
+    let counter = 0;
+    const connect = (file: string) => {
+      index.set(file, counter);
+      low.set(file, counter);
+      counter += 1;
+      stack.push(file);
+      onStack.add(file);
+      for (const target of graph.get(file) ?? []) {
+        if (!graph.has(target)) continue;
+        if (!index.has(target)) {
+          connect(target);
+          low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
+        } else if (onStack.has(target)) {
+          low.set(file, Math.min(low.get(file) as number, index.get(target) as number));
+        }
+      }
+      if (low.get(file) !== index.get(file)) return;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(path.relative(root, member));
+      } while (member !== file);
+      const selfImport = (graph.get(file) ?? []).includes(file);
+      if (component.length > 1 || selfImport) circles.push(component.sort().join(" <-> "));
+    };
+    for (const file of graph.keys()) if (!index.has(file)) connect(file);
+    expect(graph.size).toBeGreaterThan(300);
+    expect(circles).toEqual([]);
   });
 
   it("shared schemas reach only zod, the enum constants and other pure modules", () => {

@@ -1,12 +1,31 @@
 import type { Database } from "@shelf/db";
-import type { Credential } from "./auth/caller";
+import type { Caller, Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
 import type { EdgeRequest } from "./edge/request";
 import type { Logger } from "./log";
-import type { AccountMcp } from "./mcp/service";
-import type { OAuthSettings } from "./oauth/authorize";
+import type { OAuthSettings } from "./oauth/settings";
 import type { PublicDisclosureData } from "./schemas/disclosure";
+
+/** One JSON-RPC message as the endpoint received it (checked by the procedure's input schema first). */
+export type RpcMessage = { jsonrpc?: "2.0"; id?: string | number; method?: string; params?: unknown };
+
+/** What a procedure of the MCP endpoint has: its caller, and the HTTP request it speaks over. */
+type McpContext = Context & { caller: Caller; http: NonNullable<Context["http"]> };
+
+/**
+ * The account MCP's serving code (`mcp/service.ts`), handed in by the entry point that serves `/api/mcp`: the
+ * endpoint's procedures call it once the edge has done its part.
+ */
+export type AccountMcp = {
+  /**
+   * Serves one JSON-RPC message: the answer (undefined for a notification or a response, `ctx.res.status` 202), the
+   * session opened by initialize in `Mcp-Session-Id`; refusals are domain errors the edge answers in JSON-RPC.
+   */
+  post: (ctx: McpContext, message: RpcMessage) => Promise<unknown>;
+  /** Ends the request's session (`Mcp-Session-Id`), if it is this credential's. */
+  end: (ctx: McpContext) => Promise<void>;
+};
 
 /** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
 export type ResponseState = {

@@ -1,8 +1,8 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
 export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
 export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
-export type { Caller, CallerType, Credential } from "./auth/caller";
-export { accountApiPolicy, type BearerResolver, type CredentialPolicy, resolveCredential } from "./auth/credential";
+export type { BearerResolver, Caller, CallerType, Credential } from "./auth/caller";
+export { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { type DesignCaller, resolveDesignToken } from "./auth/design-token";
 export { createGuessLimits, type GuessLimits, type SignInLimits } from "./auth/guess-limits";
 export { hashPassword, needsRehash, verifyPassword } from "./auth/password";
@@ -45,11 +45,11 @@ export {
   checkAuthorizationRequest,
   consentScopes,
   denyAuthorization,
-  type OAuthSettings,
 } from "./oauth/authorize";
 export { isNativeApp, isPrivateUseRedirect, type OAuthClient } from "./oauth/clients";
 export { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/metadata";
 export { createMetadataDocuments } from "./oauth/metadata-documents";
+export type { OAuthSettings } from "./oauth/settings";
 export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accountDeletion from "./routers/accounts/deletion";

@@ -1,5 +1,4 @@
 import Negotiator from "negotiator";
-import type { Context } from "./context";
 
 /** The languages answers are written in (contract: Korean and English); English when the client prefers neither. */
 export const answerLanguages = ["en", "ko"] as const;
@@ -29,7 +28,10 @@ export function moneyIn(language: AnswerLanguage, cents: number, currency: strin
  * The language of an answer that has words for people in it: chosen from the request's Accept-Language, and said in
  * Content-Language, with Vary so that shared caches keep one copy per language.
  */
-export function answerLanguageOf(ctx: Pick<Context, "acceptLanguage" | "res">): AnswerLanguage {
+export function answerLanguageOf(ctx: {
+  acceptLanguage?: string;
+  res: { headers: Record<string, string> };
+}): AnswerLanguage {
   const language = preferredLanguage(ctx.acceptLanguage);
   ctx.res.headers["content-language"] = language;
   ctx.res.headers.vary = "Accept-Language";

@@ -1,5 +1,6 @@
+import type { Database } from "@shelf/db";
+import type { DesignRole } from "@shelf/db/enums";
 import type { Ability } from "../abilities";
-import type { DesignCaller } from "./design-token";
 
 type CallerBase = {
   accountId: number;
@@ -38,12 +39,29 @@ export type SessionCaller = CallerBase & {
  */
 export type Caller = ApiKeyCaller | OAuthTokenCaller | SessionCaller;
 
+/** An agent on the design host, by its design token (contract 5.12): roles, not an account's abilities. */
+export type DesignCaller = {
+  type: "design_token";
+  tokenId: number;
+  /** The token's name, as its operator gave it: what documents name as a version's author or reviewer. */
+  name: string;
+  roles: ReadonlySet<DesignRole>;
+};
+
 /** Any caller of any entry point: an account's (above), or an agent on the design host (never the account API's). */
 export type AnyCaller = Caller | DesignCaller;
 export type CallerType = AnyCaller["type"];
 
 /** What the request presented, before any endpoint decides whether it needed it. */
 export type Credential = { status: "none" } | { status: "invalid" } | { status: "valid"; caller: AnyCaller };
+
+/** One kind of bearer credential (an API key, an OAuth access token, a design token), as entry points resolve it. */
+export type BearerResolver = {
+  /** Whether the token has this credential's shape; decided without I/O. */
+  matches: (token: string) => boolean;
+  /** `clientAddress`: where the request came from, kept as a key's last use address. */
+  resolve: (db: Database, token: string, clientAddress?: string) => Promise<Credential>;
+};
 
 /** A stable name for the caller's credential: what rate limits and logs count by. */
 export function credentialKey(caller: AnyCaller): string {

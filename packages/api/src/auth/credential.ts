@@ -1,16 +1,7 @@
 import type { Database } from "@shelf/db";
-import { accessTokenResolver } from "../oauth/tokens";
 import { looksLikeApiKey, resolveApiKey } from "./api-key";
-import { bearerToken, type CallerType, type Credential } from "./caller";
+import { type BearerResolver, bearerToken, type CallerType, type Credential } from "./caller";
 import { looksLikeDesignToken, resolveDesignToken } from "./design-token";
-
-/** One kind of bearer credential: API keys now; OAuth access tokens join with the authorization server. */
-export type BearerResolver = {
-  /** Whether the token has this credential's shape; decided without I/O. */
-  matches: (token: string) => boolean;
-  /** `clientAddress`: where the request came from, kept as a key's last use address. */
-  resolve: (db: Database, token: string, clientAddress?: string) => Promise<Credential>;
-};
 
 /** What an entry point reads from `Authorization: Bearer`, and which kinds of caller it lets through. */
 export type CredentialPolicy = {
@@ -25,12 +16,6 @@ export const designTokenResolver: BearerResolver = { matches: looksLikeDesignTok
 
 /** The account API (contract 5.2): account API keys only. */
 export const accountApiPolicy: CredentialPolicy = { resolvers: [apiKeyResolver], accepts: new Set(["api_key"]) };
-
-/** The account MCP (contract 5.2): account API keys, and the access tokens of sign-in, which work nowhere else. */
-export const accountMcpPolicy: CredentialPolicy = {
-  resolvers: [apiKeyResolver, accessTokenResolver],
-  accepts: new Set(["api_key", "oauth_token"]),
-};
 
 const MAX_TOKEN_LENGTH = 512;
 

@@ -1,21 +1,11 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import type { DesignRole } from "@shelf/db/enums";
 import { eq, sql } from "drizzle-orm";
 import { perDatabase } from "../prepared";
 import type { Credential } from "./caller";
 import { hashSecret } from "./key-secret";
 
 const { designTokens } = schema;
-
-/** An agent on the design host, by its design token (contract 5.12): roles, not an account's abilities. */
-export type DesignCaller = {
-  type: "design_token";
-  tokenId: number;
-  /** The token's name, as its operator gave it: what documents name as a version's author or reviewer. */
-  name: string;
-  roles: ReadonlySet<DesignRole>;
-};
 
 /** Design tokens read `<brand>_design_` and 32 base58 characters: never mistaken for an account key (`<brand>_`). */
 export const DESIGN_TOKEN_PATTERN = /^[a-z][a-z0-9]{1,11}_design_[1-9A-HJ-NP-Za-km-z]{32}$/;

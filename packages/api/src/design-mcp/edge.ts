@@ -7,9 +7,9 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { withDeadline } from "@shelf/db";
+import type { DesignCaller } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { resolveCredential } from "../auth/credential";
-import type { DesignCaller } from "../auth/design-token";
 import { createContext } from "../context";
 import { designApiPolicy, designRouter } from "../design-api";
 import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";

@@ -8,7 +8,7 @@ import {
 import type { AnyRouter } from "@trpc/server";
 import type { Caller } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
-import { type Context, createContext } from "../context";
+import { type AccountMcp, type Context, createContext, type RpcMessage } from "../context";
 import type { EdgeRequest } from "../edge/request";
 import { DomainError } from "../errors";
 import type { Logger } from "../log";
@@ -27,21 +27,8 @@ export const MCP_PATH = "/api/mcp";
 /** What a token needs on the account MCP, and what an OAuth client is told to ask for by default (contract 5.2). */
 export const MCP_DEFAULT_SCOPES = ["mcp.read", "products.read"] as const;
 
-/** One JSON-RPC message as the endpoint received it (checked by the procedure's input schema first). */
-export type RpcMessage = { jsonrpc?: "2.0"; id?: string | number; method?: string; params?: unknown };
-
 /** What a procedure of the MCP endpoint has: its caller, and the HTTP request it speaks over. */
 type McpContext = Context & { caller: Caller; http: NonNullable<Context["http"]> };
-
-export type AccountMcp = {
-  /**
-   * Serves one JSON-RPC message: the answer (undefined for a notification or a response, `ctx.res.status` 202), the
-   * session opened by initialize in `Mcp-Session-Id`; refusals are domain errors the edge answers in JSON-RPC.
-   */
-  post: (ctx: McpContext, message: RpcMessage) => Promise<unknown>;
-  /** Ends the request's session (`Mcp-Session-Id`), if it is this credential's. */
-  end: (ctx: McpContext) => Promise<void>;
-};
 
 /**
  * The account MCP's serving code (Streamable HTTP, JSON answers), called by the endpoint's procedures once the edge

@@ -2,30 +2,14 @@ import { type Database, schema } from "@shelf/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { accountAbilities } from "../abilities";
 import { recordSecurityEvent } from "../security-log";
-import { findClient, type MetadataDocuments, type OAuthClient, registeredRedirect } from "./clients";
+import { findClient, type OAuthClient, registeredRedirect } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { ClientDocumentError } from "./metadata-documents";
 import { configuredResource } from "./resource";
+import type { OAuthSettings } from "./settings";
 import { createCode, knownScopes } from "./tokens";
 
 const { oauthGrants } = schema;
-
-/** Where the authorization server and the resource it protects live, and how it names itself. */
-export type OAuthSettings = {
-  /** The authorization server's URL (`SHELF_AUTH_URL`): the `issuer` of its metadata and the `iss` of its answers. */
-  issuer: string;
-  /** The one protected resource: the account MCP, `{base_url}/api/mcp`. */
-  resource: string;
-  /** The brand prefix of tokens (`SHELF_KEY_PREFIX`). */
-  brand: string;
-  /**
-   * A secret every instance shares and no database holds (the web app's `SHELF_AUTH_SECRET`): rotated refresh
-   * tokens' successors are derived with a key drawn from it, so a copy of the database cannot work them out.
-   */
-  secret: string;
-  /** Client ID metadata documents, when this server accepts them. */
-  documents?: MetadataDocuments;
-};
 
 /** What a person approves or denies on the consent screen. */
 export type AuthorizationRequest = {

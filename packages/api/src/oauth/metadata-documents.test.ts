@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selfSignedCertificate, TEST_OAUTH_SETTINGS, tlsServer } from "../testing";
-import { checkAuthorizationRequest, type OAuthSettings } from "./authorize";
+import { checkAuthorizationRequest } from "./authorize";
 import {
   ClientDocumentError,
   createMetadataDocuments,
@@ -9,6 +9,7 @@ import {
   freshSeconds,
   isPublicAddress,
 } from "./metadata-documents";
+import type { OAuthSettings } from "./settings";
 
 /**
  * Client ID metadata documents against a local TLS server: a good document is used and cached by its headers; a

@@ -1,7 +1,7 @@
 import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { accountAbilities } from "../abilities";
-import type { OAuthSettings } from "./authorize";
 import { askedOrigin } from "./resource";
+import type { OAuthSettings } from "./settings";
 
 export const AUTHORIZATION_SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server";
 export const PROTECTED_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";

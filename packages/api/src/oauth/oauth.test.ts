@@ -10,9 +10,10 @@ import type { Edge } from "../edge/handler";
 import { pruneExpired } from "../housekeeping";
 import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
-import { approveAuthorization, checkAuthorizationRequest, type OAuthSettings } from "./authorize";
+import { approveAuthorization, checkAuthorizationRequest } from "./authorize";
 import { isNativeApp } from "./clients";
 import { PARALLEL_REFRESH_LAG_SECONDS, REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
+import type { OAuthSettings } from "./settings";
 
 /**
  * The authorization server's rules in process: registration checks, authorization request checks (what is shown

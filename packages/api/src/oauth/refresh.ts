@@ -3,8 +3,8 @@ import { type Database, schema } from "@shelf/db";
 import { eq, sql } from "drizzle-orm";
 import { hashSecret, randomSecret } from "../auth/key-secret";
 import { sqlRows } from "../sql-text";
-import type { OAuthSettings } from "./authorize";
 import { OAuthError } from "./errors";
+import type { OAuthSettings } from "./settings";
 import {
   type Executor,
   type IssuedTokens,

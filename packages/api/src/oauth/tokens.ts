@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { type Database, schema } from "@shelf/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type AccountAbility, accountAbilities } from "../abilities";
-import type { Credential } from "../auth/caller";
-import type { BearerResolver } from "../auth/credential";
+import type { BearerResolver, Credential } from "../auth/caller";
+import { apiKeyResolver, type CredentialPolicy } from "../auth/credential";
 import { hashSecret, randomSecret } from "../auth/key-secret";
 import { recordSecurityEvent } from "../security-log";
 import { sqlRows } from "../sql-text";
@@ -284,4 +284,10 @@ export const accessTokenResolver: BearerResolver = {
       },
     };
   },
+};
+
+/** The account MCP (contract 5.2): account API keys, and the access tokens of sign-in, which work nowhere else. */
+export const accountMcpPolicy: CredentialPolicy = {
+  resolvers: [apiKeyResolver, accessTokenResolver],
+  accepts: new Set(["api_key", "oauth_token"]),
 };

@@ -1,10 +1,10 @@
 import type { Database } from "@shelf/db";
-import type { OAuthSettings } from "../../oauth/authorize";
 import { assertKnownClient } from "../../oauth/clients";
 import { OAuthError } from "../../oauth/errors";
 import { liveGrantPresented } from "../../oauth/presented-grant";
 import { refreshTokens } from "../../oauth/refresh";
 import { configuredResource } from "../../oauth/resource";
+import type { OAuthSettings } from "../../oauth/settings";
 import { exchangeCode, type IssuedTokens, revokeToken } from "../../oauth/tokens";
 import type { RevocationInput, TokenInput } from "./schemas";
 
