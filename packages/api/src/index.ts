@@ -1,9 +1,9 @@
 export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
 export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
 export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
-export type { BearerResolver, Caller, CallerType, Credential } from "./auth/caller";
+export type { BearerResolver, Caller, CallerType, Credential, DesignCaller } from "./auth/caller";
 export { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
-export { type DesignCaller, resolveDesignToken } from "./auth/design-token";
+export { resolveDesignToken } from "./auth/design-token";
 export { createGuessLimits, type GuessLimits, type SignInLimits } from "./auth/guess-limits";
 export { hashPassword, needsRehash, verifyPassword } from "./auth/password";
 export {
