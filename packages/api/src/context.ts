@@ -2,7 +2,6 @@ import type { Database } from "@shelf/db";
 import type { Caller, Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
-import type { EdgeRequest } from "./edge/request";
 import type { Logger } from "./log";
 import type { OAuthSettings } from "./oauth/settings";
 import type { PublicDisclosureData } from "./schemas/disclosure";
@@ -58,7 +57,7 @@ export type Context = {
   /** The account MCP's serving code: set by the entry point that serves `/api/mcp`. */
   mcp?: AccountMcp;
   /** The HTTP request's headers and id, for the procedures that speak a protocol over it (the MCP endpoint). */
-  http?: { header: EdgeRequest["header"]; requestId: string };
+  http?: { header: (name: string) => string | undefined; requestId: string };
   res: ResponseState;
 };
 

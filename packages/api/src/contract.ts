@@ -5,7 +5,6 @@
 export * from "./abilities";
 export * from "./routers/accounts/schemas";
 export * from "./routers/client-config/schemas";
-export * from "./routers/design-collect/capture-meta";
 export * from "./routers/design-collect/schemas";
 export * from "./routers/design-docs/schemas";
 export * from "./routers/design-manifest/schemas";
@@ -21,5 +20,6 @@ export * from "./routers/public/schemas";
 export * from "./routers/reports/schemas";
 export * from "./routers/setup/schemas";
 export * from "./routers/subscriptions/schemas";
+export * from "./schemas/capture-meta";
 export * from "./schemas/common";
 export * from "./schemas/upload";

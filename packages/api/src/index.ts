@@ -78,14 +78,10 @@ export * as publishing from "./routers/products/publish";
 export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";
 export * as reportAdmin from "./routers/reports/crash-reports";
+export { listSecurityEvents } from "./routers/security-log/service";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
 export type { PublicDisclosureData } from "./schemas/disclosure";
-export {
-  listSecurityEvents,
-  recordSecurityEvent,
-  SECURITY_LOG_KEEP_DAYS,
-  type SecurityEvent,
-} from "./security-log";
+export { recordSecurityEvent, SECURITY_LOG_KEEP_DAYS, type SecurityEvent } from "./security-log";
 export {
   loadSigningKeyring,
   type Rotation,

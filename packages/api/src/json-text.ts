@@ -65,3 +65,6 @@ export function parseClientJson(text: string): ClientJson {
     return { ok: false, reason: "malformed" };
   }
 }
+
+/** Body types as the `Content-Type` header names them (parameters such as charset allowed). */
+export const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;

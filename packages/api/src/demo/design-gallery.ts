@@ -7,7 +7,6 @@ import { captureImageTypes, captureOutcomes, collectApps, collectLangs, collectV
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError } from "../errors";
-import { CaptureMeta } from "../routers/design-collect/capture-meta";
 import {
   type CollectAgent,
   failRun,
@@ -16,6 +15,7 @@ import {
   putCapture,
   submitRun,
 } from "../routers/design-collect/service";
+import { CaptureMeta } from "../schemas/capture-meta";
 import type { ArtifactStore } from "../storage/store";
 
 /**

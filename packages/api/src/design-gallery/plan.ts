@@ -10,7 +10,7 @@ import {
   type GalleryTermKind,
 } from "@shelf/db/enums";
 import type { ReplaySummary } from "@shelf/db/schema";
-import { CaptureMeta } from "../routers/design-collect/capture-meta";
+import { CaptureMeta } from "../schemas/capture-meta";
 import { appOf, originOf, pageOf } from "./pages";
 import { searchColumns, searchWords } from "./search";
 import type { StyleFacts } from "./styles";

@@ -13,19 +13,12 @@ import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import { designApiPolicy, designRouter } from "../design-api";
 import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";
+import { allowedHostsFor, sameOrigin } from "../edge/hosts";
+import { readRpcMessage } from "../edge/json-rpc";
 import type { EdgeRequest } from "../edge/request";
 import { asJsonRpcError, type EdgeResult, errorResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
-import {
-  allowedHostsFor,
-  callProcedureTool,
-  fromResponse,
-  readRpcMessage,
-  rpcFailure,
-  sameOrigin,
-  serveStateless,
-  unsupportedProtocolVersion,
-} from "../mcp/http";
+import { callProcedureTool, fromResponse, rpcFailure, serveStateless, unsupportedProtocolVersion } from "../mcp/http";
 import { authorizeDesign } from "../trpc";
 import { type DesignTool, designTools, toolSchema } from "./tools";
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { CaptureMeta } from "../routers/design-collect/capture-meta";
+import { CaptureMeta } from "../schemas/capture-meta";
 import { type ArchiveFile, tarGz } from "./tar";
 
 /**

@@ -7,9 +7,8 @@ import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "../a
 import type { AccountMcp } from "../context";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
-import { type ClientJson, JsonText, parseClientJson, TOO_DEEP } from "../json-text";
+import { type ClientJson, JSON_TYPE, JsonText, parseClientJson, TOO_DEEP } from "../json-text";
 import type { Logger } from "../log";
-import { allowedHostsFor, readRpcMessage, sameOrigin } from "../mcp/http";
 import { PROTECTED_RESOURCE_METADATA_PATH } from "../oauth/metadata";
 import { askedOrigin } from "../oauth/resource";
 import type { OAuthSettings } from "../oauth/settings";
@@ -20,6 +19,7 @@ import type { PublicDisclosureData } from "../schemas/disclosure";
 import { authorize, authorizeDesign } from "../trpc";
 import { clientAddressOf } from "./address";
 import { type DirectCall, directCall } from "./direct";
+import { allowedHostsFor, sameOrigin } from "./hosts";
 import {
   formValues,
   type JsonSchema,
@@ -29,6 +29,7 @@ import {
   paramSpecs,
   readParameters,
 } from "./input";
+import { readRpcMessage } from "./json-rpc";
 import { readMultipart } from "./multipart";
 import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./openapi";
 import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
@@ -37,7 +38,6 @@ import {
   FORM_TYPE,
   hasDotSegments,
   isWellEncoded,
-  JSON_TYPE,
   MULTIPART_TYPE,
   parseForm,
   parseTarget,

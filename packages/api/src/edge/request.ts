@@ -81,8 +81,7 @@ export function isWellEncoded(url: URL): boolean {
   }
 }
 
-/** Body types as the `Content-Type` header names them (parameters such as charset allowed). */
-export const JSON_TYPE = /^application\/(.+\+)?json\s*(;|$)/i;
+/** The other body types as the `Content-Type` header names them (JSON's is in json-text.ts). */
 export const MULTIPART_TYPE = /^multipart\/form-data\s*;/i;
 export const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 /** Strict UTF-8: malformed bytes are refused, never replaced. */

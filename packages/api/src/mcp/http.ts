@@ -4,28 +4,18 @@ import { type CallToolResult, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@mod
 import { databaseUnavailable, withDeadline } from "@shelf/db";
 import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
 import type { Context } from "../context";
-import { hostNames } from "../edge/hosts";
-import { type EdgeRequest, JSON_TYPE, readBody } from "../edge/request";
-import { domainRpcError, type EdgeResult, errorToResponse, rpcCodeOf, rpcErrorResult } from "../edge/results";
+import type { EdgeRequest } from "../edge/request";
+import { type EdgeResult, errorToResponse } from "../edge/results";
 import { DomainError, ValidationError } from "../errors";
-import { JsonText, parseClientJson, TOO_DEEP } from "../json-text";
+import { JsonText } from "../json-text";
 import type { Logger } from "../log";
 
 /*
- * What every MCP endpoint of this project does alike over HTTP (the account MCP, the design MCP): which hosts and
- * origins may reach it (DNS rebinding), how a JSON-RPC message is read from the body, how a transport-level refusal is
- * answered, and how the SDK's transport is handed a request and its answer taken back.
+ * What every MCP endpoint of this project does alike over HTTP (the account MCP, the design MCP): how a
+ * transport-level refusal is answered, and how the SDK's transport is handed a request and its answer taken back.
+ * Which hosts and origins may reach an endpoint (edge/hosts.ts) and how a JSON-RPC message is read from the body
+ * (edge/json-rpc.ts) are the edge's, which reads them before any protocol.
  */
-
-/** The host names a request may name: the base URL's, those configured, and the loopback names of a loopback base. */
-export function allowedHostsFor(base: URL, extra: readonly string[]): Set<string> {
-  const loopback = ["localhost", "127.0.0.1", "[::1]"];
-  const names = loopback.includes(base.hostname) ? loopback : [base.hostname];
-  const port = base.port ? `:${base.port}` : "";
-  // hostNames: each as a Host header may write it, the scheme's default port spelled out or not.
-  const own = names.flatMap((name) => hostNames(`${base.protocol}//${name}${port}`));
-  return new Set([...own, ...extra.map((host) => host.toLowerCase())]);
-}
 
 /**
  * A JSON-RPC error for the SDK's server to send, its message as written. The SDK's `McpError` puts "MCP error
@@ -36,14 +26,6 @@ export function rpcFailure(code: number, message: string, data?: unknown): McpEr
   const error = new McpError(code, message, data);
   error.message = message;
   return error;
-}
-
-/** Whether a request's Host and Origin name this server (a page elsewhere reaching it through a name it resolves). */
-export function sameOrigin(request: EdgeRequest, hosts: Set<string>, base: URL): boolean {
-  const host = request.header("host")?.toLowerCase();
-  const origin = request.header("origin")?.toLowerCase();
-  if (!host || !hosts.has(host)) return false;
-  return origin === undefined || [...hosts].some((name) => origin === `${base.protocol}//${name}`);
 }
 
 /**
@@ -61,48 +43,6 @@ export function unsupportedProtocolVersion(version: string | undefined): DomainE
 
 export function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
-}
-
-/**
- * One JSON-RPC message from the body: JSON (415 otherwise) within the size limit (413), parsed under the nesting
- * limit (422), each refusal a JSON-RPC error from the one error table. A batch is refused: the 2025-11-25 revision
- * has none, and one HTTP request is one call and one unit of the rate limit.
- */
-export async function readRpcMessage(
-  request: EdgeRequest,
-  maxBodyBytes: number,
-): Promise<{ ok: true; message: unknown } | { ok: false; result: EdgeResult }> {
-  if (!JSON_TYPE.test(request.header("content-type") ?? "")) {
-    return { ok: false, result: domainRpcError("unsupported_media_type") };
-  }
-  const read = await readBody(request, maxBodyBytes);
-  if (!read.ok) {
-    const result =
-      read.reason === "too_large"
-        ? domainRpcError("payload_too_large", `The request body is larger than ${maxBodyBytes} bytes.`)
-        : domainRpcError("malformed_request", "The request body ended before it was complete.");
-    return { ok: false, result };
-  }
-  const json = parseClientJson(read.bytes.toString("utf8"));
-  if (!json.ok && json.reason === "too_deep") {
-    return {
-      ok: false,
-      result: rpcErrorResult(422, rpcCodeOf("jsonrpc_invalid_request"), `Invalid request: the body ${TOO_DEEP}.`, {
-        error: "jsonrpc_invalid_request",
-      }),
-    };
-  }
-  if (!json.ok) return { ok: false, result: domainRpcError("jsonrpc_parse_error") };
-  if (Array.isArray(json.value)) {
-    return {
-      ok: false,
-      result: domainRpcError(
-        "jsonrpc_invalid_request",
-        "Invalid request: JSON-RPC batches are not supported; send one message per request.",
-      ),
-    };
-  }
-  return { ok: true, message: json.value };
 }
 
 /** The request as the SDK's web-standard transport reads it (the body is handed over already parsed). */

@@ -5,7 +5,7 @@ import tls from "node:tls";
 import { type Database, schema } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { JSON_TYPE } from "../edge/request";
+import { JSON_TYPE } from "../json-text";
 import type { Logger } from "../log";
 import { type MetadataDocuments, type OAuthClient, redirectUriProblem } from "./clients";
 

@@ -11,9 +11,9 @@ import {
 } from "@shelf/db/enums";
 import { z } from "zod";
 import { parseClientJson, TOO_DEEP } from "../../json-text";
+import { CaptureMeta } from "../../schemas/capture-meta";
 import { DateTime, hasControlCharacter, IdParam } from "../../schemas/common";
 import { UploadedFileSchema } from "../../schemas/upload";
-import { CaptureMeta } from "./capture-meta";
 
 /** The contract's limits of collect runs (section 8): characters for text, bytes for files. */
 export const COLLECT_LIMITS = {

@@ -7,9 +7,9 @@ import { previewReplay } from "../../design-gallery/preview";
 import { replayRun } from "../../design-gallery/replay";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { type Logger, safeError } from "../../log";
+import { type CaptureMeta, COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
 import { isoOrNull } from "../../schemas/common";
 import type { ArtifactStore, StoredObject } from "../../storage/store";
-import { type CaptureMeta, COLLECT_CONTENT_TYPES } from "./capture-meta";
 import { readImageHeader } from "./image-header";
 import {
   COLLECT_LIMITS,

@@ -3,8 +3,8 @@ import { deliveryOf } from "../../context";
 import { storedFile } from "../../delivery/artifacts";
 import { JsonText, jsonTextOf } from "../../json-text";
 import { FileOutput } from "../../plain";
+import { COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
 import { publicProcedure, router } from "../../trpc";
-import { COLLECT_CONTENT_TYPES } from "../design-collect/capture-meta";
 import { exampleScreen } from "./example";
 import {
   AppAnswer,

@@ -1,7 +1,7 @@
 import { schema } from "@shelf/db";
-import { listSecurityEvents } from "../../security-log";
 import { router, sessionProcedure } from "../../trpc";
 import { SecurityLogData, SecurityLogInput } from "./schemas";
+import { listSecurityEvents } from "./service";
 
 /** The signed-in person's security log (the account pages only, never over REST). */
 export const securityLogRouter = router({

@@ -7,7 +7,6 @@ import { hashPassword, verifyPassword } from "../../auth/password";
 import { pruneExpired } from "../../housekeeping";
 import { approveAuthorization } from "../../oauth/authorize";
 import { registerClient } from "../../oauth/clients";
-import { listSecurityEvents } from "../../security-log";
 import { createAccount, createProduct, grantEntitlement } from "../../testing/factories";
 import { signedInCaller, TEST_OAUTH_SETTINGS } from "../../testing/harness";
 import { checkCredentials } from "../accounts/sign-in";
@@ -15,6 +14,7 @@ import { revokeDevice } from "../client-config/admin-service";
 import { disconnectApp } from "../connected-apps/service";
 import { blockDevice, deactivateDevice } from "../devices/admin-service";
 import { createOwnKey, revokeOwnKey } from "../keys/service";
+import { listSecurityEvents } from "./service";
 
 let testDb: TestDatabase;
 
