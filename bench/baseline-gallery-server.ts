@@ -194,7 +194,7 @@ async function screens(query: URLSearchParams): Promise<string> {
     ) order by ${sql.unsafe(ORDER[sort] as string)}), '[]') as items
     from (
       select s.id, s.app_id, s.page, s.title, s.page_type, s.captured_at from gallery_screens s
-      where ${joined(where)} order by ${sql.unsafe(ORDER[sort] as string)} limit ${size} offset ${(page - 1) * size}
+      where ${joined(where)} order by ${sql.unsafe(ORDER[sort] as string)} limit ${size + 1} offset ${(page - 1) * size}
     ) s
     join gallery_apps a on a.id = s.app_id
     cross join lateral (
@@ -272,8 +272,44 @@ async function screens(query: URLSearchParams): Promise<string> {
   }
   for (const list of Object.values(facets))
     list.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-  const items = JSON.stringify(page1?.items ?? []);
-  return `{"items":${items},"page":${page},"page_size":${size},"cols":${cols},"pages":${Math.ceil(total / size)},"total":${total},"sort":"${sort}","facets":${withFacets ? JSON.stringify(facets) : "null"}}`;
+  // One card more than the page was read: whether a next page follows, and where its cursor starts.
+  const fetched = (page1?.items ?? []) as { id: number }[];
+  const shown = fetched.slice(0, size);
+  const last = shown.at(-1);
+  const next =
+    fetched.length > size && last
+      ? JSON.stringify(
+          Buffer.from(JSON.stringify({ query: carriedQuery(query), after: last.id, page: page + 1 })).toString(
+            "base64url",
+          ),
+        )
+      : "null";
+  return `{"items":${JSON.stringify(shown)},"page":${page},"page_size":${size},"cols":${cols},"pages":${Math.ceil(total / size)},"total":${total},"sort":"${sort}","next_cursor":${next},"facets":${withFacets ? JSON.stringify(facets) : "null"}}`;
+}
+
+/**
+ * The query a next-page cursor carries, as the screens list writes it: the filters and sort given, in the list's
+ * field order, empty ones left out, name lists split at commas, trimmed, without repeats and sorted.
+ */
+function carriedQuery(query: URLSearchParams): Record<string, string | string[]> {
+  const carried: Record<string, string | string[]> = {};
+  for (const field of ["platform", "app", "q", "sort", "viewport", "lang", "mode", "kind"]) {
+    const value = query.get(field);
+    if (value) carried[field] = value;
+  }
+  for (const field of ["patterns", "components", "elements", "fonts", "colors"]) {
+    const names = [
+      ...new Set(
+        query
+          .getAll(field)
+          .flatMap((text) => text.split(","))
+          .map((name) => name.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (names.length > 0) carried[field] = names.sort();
+  }
+  return carried;
 }
 
 const server = http.createServer(async (req, res) => {

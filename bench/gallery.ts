@@ -127,9 +127,15 @@ async function main() {
           return response.json();
         }),
       );
-      if (!isDeepStrictEqual(ours, theirs) || !isDeepStrictEqual(counted, theirs)) {
+      for (const [name, answer] of [
+        ["app", ours],
+        ["app without its facet cache", counted],
+      ] as const) {
+        const at = firstDifference(answer, theirs);
+        if (at === null) continue;
         throw new Error(
-          `The baseline answers ${scenario.name} differently:\n  app:      ${JSON.stringify(ours).slice(0, 2000)}\n  baseline: ${JSON.stringify(theirs).slice(0, 2000)}`,
+          `The baseline answers ${scenario.name} differently from the ${name} at ${at.path}:\n` +
+            `  ${name}: ${JSON.stringify(at.ours)?.slice(0, 1000)}\n  baseline: ${JSON.stringify(at.theirs)?.slice(0, 1000)}`,
         );
       }
       const answer = ours as { total: number; items: unknown[] };
@@ -270,3 +276,28 @@ main().catch((error) => {
   console.error(error);
   process.exitCode = 1;
 });
+
+/** Where two JSON answers first part ways (a path such as `.facets.lang[2].count`), or null when they are equal. */
+function firstDifference(
+  ours: unknown,
+  theirs: unknown,
+  path = "",
+): { path: string; ours: unknown; theirs: unknown } | null {
+  if (isDeepStrictEqual(ours, theirs)) return null;
+  if (Array.isArray(ours) && Array.isArray(theirs)) {
+    if (ours.length !== theirs.length) return { path: `${path}.length`, ours: ours.length, theirs: theirs.length };
+    for (const [index, item] of ours.entries()) {
+      const found = firstDifference(item, theirs[index], `${path}[${index}]`);
+      if (found) return found;
+    }
+  }
+  if (ours && theirs && typeof ours === "object" && typeof theirs === "object" && !Array.isArray(ours)) {
+    const a = ours as Record<string, unknown>;
+    const b = theirs as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const found = firstDifference(a[key], b[key], `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return { path: path || "(the whole answer)", ours, theirs };
+}
