@@ -69,7 +69,7 @@ export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
 /** The license check's state statement, which `bench/license-sql.ts` measures in the form the API runs. */
-export { LICENSE_STATE_SQL } from "./routers/licensing/license";
+export { LICENSE_STATE_SQL } from "./routers/licensing/service";
 export * as orderAdmin from "./routers/orders/admin-service";
 export { invoicePdf } from "./routers/orders/invoice-pdf";
 export * as productAdmin from "./routers/products/admin-service";
