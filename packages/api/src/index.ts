@@ -1,4 +1,14 @@
-export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
+export {
+  type Ability,
+  type AbilityRow,
+  type AccountAbility,
+  abilityTable,
+  accountAbilities,
+  allAbilities,
+  defaultAbilities,
+  describeAbility,
+  isAbility,
+} from "./abilities";
 export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
 export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { BearerResolver, Caller, CallerType, Credential, DesignCaller } from "./auth/caller";
