@@ -140,6 +140,8 @@ describe("keys in the browser", () => {
     expect(key).toMatch(/^shelf_[A-Za-z0-9]{32}$/);
     await expect(page.getByText("this is the only time it is shown", { exact: false }).isVisible()).resolves.toBe(true);
     await expect(page.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(true);
+    // Each ability is offered with its words from the abilities table.
+    expect(await page.locator(".checks").getByText("read orders, invoices and payment methods").isVisible()).toBe(true);
     // The defaults of contract 5.7 were ticked.
     const row = page.getByRole("row", { name: /Build server/ });
     expect(await row.locator("code").allTextContents()).toEqual([
@@ -277,6 +279,9 @@ describe("device sign-in", () => {
     const review = page.getByRole("heading", { name: "Shelf command-line client asks to use your account" });
     await review.waitFor();
     expect(await page.getByText("ada-laptop").isVisible()).toBe(true);
+    expect(await page.locator(".abilities li").first().textContent()).toBe(
+      "products.read read your library and products, check for updates",
+    );
     expect(await page.locator(".abilities code").allTextContents()).toEqual([
       "products.read",
       "device.entitlements",
@@ -766,6 +771,11 @@ describe("OAuth consent and connected apps", () => {
     await page.locator("main").getByRole("button", { name: "로그인" }).click();
     await page.getByRole("heading", { name: "Notebook Assistant이(가) 내 Shelf 계정 사용을 요청합니다" }).waitFor();
     await expectNoSeriousViolations(page, "ko consent");
+    // Each ability in Korean, from the abilities table.
+    expect(await page.locator(".abilities li").allTextContents()).toEqual([
+      expect.stringContaining("products.read 라이브러리와 제품 조회, 업데이트 확인"),
+      expect.stringContaining("mcp.read 계정 MCP 엔드포인트 사용"),
+    ]);
     await page.screenshot({ path: `${shots}/ko-oauth-consent.png`, fullPage: true });
     const callback = await pressAndLand(page, "거부");
     expect(callback.searchParams.get("error")).toBe("access_denied");

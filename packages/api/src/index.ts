@@ -1,4 +1,14 @@
-export { type Ability, type AccountAbility, accountAbilities, allAbilities, defaultAbilities } from "./abilities";
+export {
+  type Ability,
+  type AbilityRow,
+  type AccountAbility,
+  abilityTable,
+  accountAbilities,
+  allAbilities,
+  defaultAbilities,
+  describeAbility,
+  isAbility,
+} from "./abilities";
 export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
 export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { BearerResolver, Caller, CallerType, Credential, DesignCaller } from "./auth/caller";
@@ -69,7 +79,7 @@ export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 export * as keys from "./routers/keys/service";
 /** The license check's state statement, which `bench/license-sql.ts` measures in the form the API runs. */
-export { LICENSE_STATE_SQL } from "./routers/licensing/license";
+export { LICENSE_STATE_SQL } from "./routers/licensing/service";
 export * as orderAdmin from "./routers/orders/admin-service";
 export { invoicePdf } from "./routers/orders/invoice-pdf";
 export * as productAdmin from "./routers/products/admin-service";

@@ -3,10 +3,9 @@ import type { DesignRole } from "@shelf/db/enums";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { AccountAbility } from "./abilities";
-import type { AnyCaller, Caller, Credential, DesignCaller, SessionCaller } from "./auth/caller";
 import type { Context } from "./context";
 import type { Delivery } from "./delivery";
-import { DomainError, type DomainErrorCode, toTrpcError, ValidationError } from "./errors";
+import type { DomainErrorCode } from "./errors";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -195,112 +194,5 @@ const t = initTRPC.context<Context>().meta<Meta>().create();
 export const router = t.router;
 export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
-
-/** A domain error as tRPC carries it (the right tRPC code, the DomainError as cause); anything else as it is. */
-function domainErrorAsTrpc(error: unknown): unknown {
-  return error instanceof DomainError || error instanceof ValidationError ? toTrpcError(error) : error;
-}
-
-/**
- * The first and only middleware of every procedure builder: decides who may call (`authorize`), then runs the rest
- * of the chain and keeps the meaning of domain errors raised anywhere in it. One middleware rather than two: each
- * level of tRPC's chain copies its options and context (about 15 µs a level, measured with the licensing benchmark).
- */
-function callerMiddleware<C extends AnyCaller | null>(decide: (meta: Meta | undefined, credential: Credential) => C) {
-  return t.middleware(async ({ ctx, meta, next }) => {
-    let caller: C;
-    try {
-      caller = decide(meta, ctx.credential);
-    } catch (error) {
-      throw domainErrorAsTrpc(error);
-    }
-    const result = await next({ ctx: { caller } });
-    if (!result.ok && (result.error.cause instanceof DomainError || result.error.cause instanceof ValidationError)) {
-      result.error = toTrpcError(result.error.cause);
-    }
-    return result;
-  });
-}
-
-/**
- * Who may call: runs before the input is parsed and before any target is looked up, so a caller without the
- * ability gets 403, never 404 or 422 (contract 5.9). The edge runs it once more before it reads a request body.
- */
-export function authorize(meta: Meta | undefined, credential: Credential): Caller | null {
-  const required = meta?.ability;
-  // A design agent's token is no account's credential: the account API never resolves one, and never takes it.
-  const caller = credential.status === "valid" && credential.caller.type !== "design_token" ? credential.caller : null;
-  if (required === "public") return caller;
-  if (credential.status === "none") {
-    if (meta?.anonymous) return null;
-    throw new DomainError("missing_api_key");
-  }
-  if (!caller) throw new DomainError("invalid_api_key");
-  if (required === undefined)
-    throw new DomainError("missing_api_key_ability", "This endpoint is not open to API keys.");
-  if (required === "signed-in") {
-    if (caller.type !== "session") {
-      throw new DomainError("missing_api_key_ability", "Only a person signed in to the account pages may do this.");
-    }
-    return caller;
-  }
-  if (required !== "any-key" && !caller.abilities.has(required)) {
-    throw new DomainError("missing_api_key_ability", `The API key lacks the ${required} ability.`);
-  }
-  return caller;
-}
-
-/**
- * Who may call on the design host: a design agent token holding the route's role (a 403 naming it otherwise), decided
- * before the input is read or any target looked up, like `authorize` on the account API.
- */
-export function authorizeDesign(meta: Meta | undefined, credential: Credential): DesignCaller {
-  if (credential.status === "none") {
-    throw new DomainError(
-      "missing_api_key",
-      "A design agent token is required: send it as Authorization: Bearer <token>.",
-    );
-  }
-  if (credential.status === "invalid" || credential.caller.type !== "design_token") {
-    throw new DomainError("invalid_api_key", "The design agent token is unknown, revoked or expired.");
-  }
-  const required = meta?.role;
-  if (!required) throw new DomainError("missing_design_role", "This endpoint declares no role: it is open to none.");
-  if (!credential.caller.roles.has(required)) {
-    throw new DomainError("missing_design_role", `The design agent token lacks the ${required} role.`);
-  }
-  return credential.caller;
-}
-
-/** For the design host's agent API: a design agent token with the role the route declares (`meta.role`). */
-export const designProcedure = t.procedure.use(callerMiddleware(authorizeDesign));
-
-/** Open to callers without a key: `public` endpoints, and those that take a key when one is sent (`anonymous`). */
-export const publicProcedure = t.procedure.use(
-  callerMiddleware((meta, credential) => {
-    if (meta?.ability !== "public" && !meta?.anonymous) {
-      throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
-    }
-    return authorize(meta, credential);
-  }),
-);
-
-export const accountProcedure = t.procedure.use(
-  callerMiddleware((meta, credential): Caller => {
-    const caller = authorize(meta, credential);
-    if (!caller) throw new DomainError("missing_api_key");
-    return caller;
-  }),
-);
-
-/** For the account pages: only a signed-in person (`ability: "signed-in"`), never a key or an OAuth token. */
-export const sessionProcedure = t.procedure.use(
-  callerMiddleware((meta, credential): SessionCaller => {
-    if (meta?.ability !== "signed-in") {
-      throw new DomainError("missing_api_key_ability", "This procedure does not declare the signed-in rule.");
-    }
-    const caller = authorize(meta, credential);
-    if (caller?.type !== "session") throw new DomainError("missing_api_key");
-    return caller;
-  }),
-);
+/** The bare procedure: every builder in `procedures/` starts from it with its caller middleware. */
+export const baseProcedure = t.procedure;

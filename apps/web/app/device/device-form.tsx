@@ -11,9 +11,17 @@ import { deviceAction } from "./actions";
  * Enter (or confirm) the code a device shows, see who asks for what, then approve or deny. Only the first step asks
  * for a code (`lead`); once decided, the page says what happened and nothing more.
  */
-export function DeviceForm({ initialCode, lead }: { initialCode: string; lead: string }) {
+export function DeviceForm({
+  initialCode,
+  lead,
+  abilityText,
+}: {
+  initialCode: string;
+  lead: string;
+  /** What each ability lets the device do, in the page's language (`abilityTable`, read by the page). */
+  abilityText: Record<string, string>;
+}) {
   const t = useTranslations("device");
-  const tk = useTranslations("keys");
   const [state, action, pending] = useActionState(deviceAction, idle);
   // The clients are ours: the page names them in its own language, any other as the service names it.
   const clientName = (id: string, name: string) => (t.has(`clients.${id}`) ? t(`clients.${id}`) : name);
@@ -64,7 +72,7 @@ export function DeviceForm({ initialCode, lead }: { initialCode: string; lead: s
         <ul className="abilities">
           {request.abilities.map((ability) => (
             <li key={ability}>
-              <code>{ability}</code> <span className="muted">{tk(`ability.${ability.replace(/[.-]/g, "_")}`)}</span>
+              <code>{ability}</code> <span className="muted">{abilityText[ability] ?? ""}</span>
             </li>
           ))}
         </ul>

@@ -1,5 +1,6 @@
+import { accountAbilities, describeAbility } from "@shelf/api";
 import type { Metadata } from "next";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { requireSession } from "../../src/auth/session";
 import { DeviceForm } from "./device-form";
 
@@ -19,10 +20,12 @@ export default async function DevicePage({ searchParams }: Props) {
   const code = typeof given === "string" && /^[A-Za-z -]{1,20}$/.test(given) ? given : "";
   const session = await requireSession(code ? `/device?user_code=${encodeURIComponent(code)}` : "/device");
   const t = await getTranslations("device");
+  const locale = await getLocale();
+  const abilityText = Object.fromEntries(accountAbilities.map((name) => [name, describeAbility(name, locale)]));
   return (
     <section className="narrow card">
       <h1>{t("title")}</h1>
-      <DeviceForm initialCode={code} lead={t("lead", { email: session.email })} />
+      <DeviceForm initialCode={code} lead={t("lead", { email: session.email })} abilityText={abilityText} />
     </section>
   );
 }

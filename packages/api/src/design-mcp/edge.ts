@@ -19,7 +19,7 @@ import type { EdgeRequest } from "../edge/request";
 import { asJsonRpcError, type EdgeResult, errorResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
 import { callProcedureTool, fromResponse, rpcFailure, serveStateless, unsupportedProtocolVersion } from "../mcp/http";
-import { authorizeDesign } from "../trpc";
+import { authorizeDesign } from "../procedures/authorize";
 import { type DesignTool, designTools, toolSchema } from "./tools";
 
 export const DESIGN_MCP_PATH = "/mcp";

@@ -7,11 +7,12 @@ import { z } from "zod";
 import type { Caller } from "../auth/caller";
 import { apiKeyResolver } from "../auth/credential";
 import { createLogger } from "../log";
+import { publicProcedure } from "../procedures";
 import { createRateLimiter } from "../rate-limit";
 import { createAccountWithKey, createApiClient, createProduct, TEST_BASE_URL, testLog } from "../testing";
 import { describeSecurityMatrix } from "../testing/security-matrix";
 import { createTestRouter } from "../testing/test-router";
-import { publicProcedure, router } from "../trpc";
+import { router } from "../trpc";
 import { handleFetch } from "./fetch";
 import { createEdge } from "./handler";
 

@@ -6,9 +6,9 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError } from "../errors";
 import { FileOutput, RedirectOutput, TextOutput } from "../plain";
-import { productProcedure } from "../routers/products/procedure";
+import { accountProcedure, productProcedure, publicProcedure } from "../procedures";
 import { IdParam } from "../schemas/common";
-import { accountProcedure, publicProcedure, router } from "../trpc";
+import { router } from "../trpc";
 
 const tags = ["test"];
 

@@ -1,8 +1,8 @@
-import { checkAuthorizationRequest, consentScopes, isNativeApp } from "@shelf/api";
+import { checkAuthorizationRequest, consentScopes, describeAbility, isAbility, isNativeApp } from "@shelf/api";
 import { setPageStatus } from "@shelf/api/host/pages";
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { consentToken } from "../../../src/auth/consent-token";
 import { requireSession } from "../../../src/auth/session";
 import { getRuntime } from "../../../src/runtime";
@@ -31,6 +31,7 @@ export default async function AuthorizePage({ searchParams }: Props) {
   const runtime = getRuntime();
   const outcome = await checkAuthorizationRequest(runtime.db, runtime.oauth, query);
   const t = await getTranslations("consent");
+  const locale = await getLocale();
   if (outcome.kind === "invalid") {
     // Never a redirect (the client or its redirect URI is not sure), and an error: 400, as the page explains.
     setPageStatus(400);
@@ -104,7 +105,8 @@ export default async function AuthorizePage({ searchParams }: Props) {
                     defaultChecked
                     disabled={held || scope === "mcp.read"}
                   />{" "}
-                  <code>{scope}</code> <span className="muted">{t(`scope.${scope.replace(/[.-]/g, "_")}`)}</span>
+                  <code>{scope}</code>{" "}
+                  <span className="muted">{isAbility(scope) ? describeAbility(scope, locale) : ""}</span>
                   {held && (
                     <>
                       {" "}

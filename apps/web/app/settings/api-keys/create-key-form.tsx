@@ -21,7 +21,8 @@ export function CreateKeyForm({
   scopes,
   formToken,
 }: {
-  abilities: string[];
+  /** Each ability with its words in the page's language (`abilityTable`, read by the page). */
+  abilities: { name: string; description: string }[];
   defaults: string[];
   scopes: Scope[];
   formToken: string;
@@ -127,11 +128,16 @@ export function CreateKeyForm({
           </p>
           <div className="checks">
             {abilities.map((ability) => (
-              <label key={ability} className="check">
-                <input type="checkbox" name="abilities" value={ability} defaultChecked={defaults.includes(ability)} />
+              <label key={ability.name} className="check">
+                <input
+                  type="checkbox"
+                  name="abilities"
+                  value={ability.name}
+                  defaultChecked={defaults.includes(ability.name)}
+                />
                 <span>
-                  <code>{ability}</code>
-                  <span className="muted small"> {t(`ability.${ability.replace(/[.-]/g, "_")}`)}</span>
+                  <code>{ability.name}</code>
+                  <span className="muted small"> {ability.description}</span>
                 </span>
               </label>
             ))}

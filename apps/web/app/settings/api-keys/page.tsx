@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { accountAbilities, defaultAbilities } from "@shelf/api";
+import { accountAbilities, defaultAbilities, describeAbility } from "@shelf/api";
 import type { Metadata } from "next";
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
 import { CodeTags, RecordTable } from "../../../src/components/record-table";
@@ -39,6 +39,7 @@ export default async function ApiKeysPage({ searchParams }: Props) {
     return `/settings/api-keys${search ? `?${search}` : ""}#keys-title`;
   };
   const t = await getTranslations("keys");
+  const locale = await getLocale();
   const date = await dateFormatter();
   const clientNames: Record<string, string> = {
     "shelf-cli": t("clients.shelf-cli"),
@@ -189,7 +190,7 @@ export default async function ApiKeysPage({ searchParams }: Props) {
         <h2 id="create-title">{t("createTitle")}</h2>
         <CreateKeyForm
           formToken={randomBytes(18).toString("base64url")}
-          abilities={[...accountAbilities]}
+          abilities={accountAbilities.map((name) => ({ name, description: describeAbility(name, locale) }))}
           defaults={[...defaultAbilities.created]}
           scopes={scopes.map((scope) => ({
             value: scope.product ? String(scope.product.id) : "account",

@@ -1,5 +1,6 @@
 import { guessLimitsOf } from "../../context";
-import { router, sessionProcedure } from "../../trpc";
+import { sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { ChangedPasswordData, ChangeNameInput, ChangePasswordInput, MeData } from "./schemas";
 import { changeName, changePassword, getMe } from "./service";
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { deliveryOf } from "../../context";
+import { accountProcedure, publicProcedure } from "../../procedures";
 import { jwks } from "../../signing/jws";
-import { accountProcedure, publicProcedure, router } from "../../trpc";
-import { exampleSeat } from "../devices/example";
+import { router } from "../../trpc";
+import { exampleSeat } from "../devices/examples";
 import { revokeDevice } from "./admin-service";
 import { ClientConfigData, JwksData } from "./schemas";
 import { clientConfig } from "./service";

@@ -1,7 +1,8 @@
 import { schema } from "@shelf/db";
 import { z } from "zod";
 import { registerClient } from "../../oauth/clients";
-import { router, sessionProcedure } from "../../trpc";
+import { sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { ConnectedAppData, ConnectedAppIdInput } from "./schemas";
 import { disconnectApp, listConnectedApps } from "./service";
 

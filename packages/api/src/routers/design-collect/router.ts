@@ -3,7 +3,8 @@ import type { Database } from "@shelf/db";
 import { collectRuns } from "@shelf/db/schema";
 import { eq } from "drizzle-orm";
 import { deliveryOf } from "../../context";
-import { designProcedure, router } from "../../trpc";
+import { designProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import {
   AssetAnswer,
   AssetInput,

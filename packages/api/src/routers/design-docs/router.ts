@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
-import { designProcedure, router } from "../../trpc";
+import { designProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { createDesignToken } from "../design-tokens/admin-service";
 import {
   DocumentAnswer,

@@ -3,9 +3,10 @@ import { deliveryOf } from "../../context";
 import { storedFile } from "../../delivery/artifacts";
 import { JsonText, jsonTextOf } from "../../json-text";
 import { FileOutput } from "../../plain";
+import { publicProcedure } from "../../procedures";
 import { COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
-import { publicProcedure, router } from "../../trpc";
-import { exampleScreen } from "./example";
+import { router } from "../../trpc";
+import { exampleScreen } from "./examples";
 import {
   AppAnswer,
   IdInput,

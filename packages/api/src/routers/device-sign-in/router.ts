@@ -1,7 +1,8 @@
 import { createAttemptLimiter } from "../../attempt-limit";
 import { sessionCaller } from "../../auth/web-session";
 import { guessLimitsOf } from "../../context";
-import { publicProcedure, router, sessionProcedure } from "../../trpc";
+import { publicProcedure, sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import {
   DEVICE_CODE_GRANT_TYPE,
   DeviceCodeData,

@@ -1,10 +1,10 @@
 import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { DomainError } from "../../errors";
+import { entitledSql } from "../../product-access";
 import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
 import { bumpVersion, revokeDevice } from "../client-config/admin-service";
-import { entitledSql } from "../products/access";
 
 export type DeviceListRow = {
   id: number;

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
-import { accountProcedure, type ExampleContext, router, sessionProcedure } from "../../trpc";
+import { accountProcedure, sessionProcedure } from "../../procedures";
+import { type ExampleContext, router } from "../../trpc";
 import { createApiKey } from "../keys/service";
 import { createSubscription } from "../subscriptions/admin-service";
 import { blockDevice, deactivateDevice, listDevices, unblockDevice } from "./admin-service";
-import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./example";
+import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./examples";
 import {
   AccountDeviceData,
   BlockDeviceInput,

@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import { type ReleaseChannel, releaseChannels } from "@shelf/db/enums";
 import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
-import { findProductAccess, NO_ACCOUNT, type ProductAccess } from "../products/access";
+import { findProductAccess, NO_ACCOUNT, type ProductAccess } from "../../product-access";
 import { visibleChannels } from "../products/channels";
 import { withinUpdateWindow } from "../products/service";
 

@@ -3,10 +3,11 @@ import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { answerLanguageOf } from "../../language";
 import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
+import { publicProcedure } from "../../procedures";
 import { IdParam } from "../../schemas/common";
-import { publicProcedure, router } from "../../trpc";
+import { router } from "../../trpc";
 import { releaseArtifact } from "../products/delivery";
-import { exampleRelease } from "../products/example";
+import { exampleRelease } from "../products/examples";
 import { refusedLinkCode, refusedLinkPage } from "./refused-link-page";
 import { appcast, releaseDownload, signedFile } from "./service";
 

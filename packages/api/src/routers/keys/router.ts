@@ -1,4 +1,5 @@
-import { router, sessionProcedure } from "../../trpc";
+import { sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { CreatedKeyData, CreateOwnKeyInput, KeyIdInput, KeyListData, KeyListItem } from "./schemas";
 import { createApiKey, createOwnKey, listOwnKeys, revokeOwnKey } from "./service";
 

@@ -5,9 +5,9 @@ import { defaultAbilities } from "../../abilities";
 import { DEVICE_KEY_IDLE_DAYS } from "../../auth/api-key";
 import { generateKeySecret, hashSecret, KEY_SECRET_PATTERN, visiblePrefix } from "../../auth/key-secret";
 import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
+import { ACTIVE_ENTITLEMENT_E_SQL, entitledSql } from "../../product-access";
 import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
-import { ACTIVE_ENTITLEMENT_E_SQL, entitledSql } from "../products/access";
 import {
   type ApiKeyRecord,
   type CreatedKeyData,

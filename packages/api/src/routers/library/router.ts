@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { jsonTextOf } from "../../json-text";
-import { accountProcedure, router, sessionProcedure } from "../../trpc";
-import { exampleHeldProduct } from "../devices/example";
-import { exampleEndedProduct } from "./example";
+import { accountProcedure, sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
+import { exampleHeldProduct } from "../devices/examples";
+import { exampleEndedProduct } from "./examples";
 import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";
 import { endedAccess, endedAccesses, getLibrary } from "./service";
 

@@ -2,11 +2,10 @@ import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { answerLanguageOf } from "../../language";
-import { accountProcedure, router } from "../../trpc";
-import { exampleSeat } from "../devices/example";
+import { accountProcedure, productProcedure } from "../../procedures";
+import { router } from "../../trpc";
+import { exampleSeat } from "../devices/examples";
 import { createApiKey } from "../keys/service";
-import { productProcedure } from "../products/procedure";
-import { checkLicense, productLicense, releaseDeviceKey } from "./license";
 import { passCheck } from "./pass";
 import {
   DeviceKeyReleaseData,
@@ -15,6 +14,7 @@ import {
   PassCheckData,
   ProductLicenseData,
 } from "./schemas";
+import { checkLicense, productLicense, releaseDeviceKey } from "./service";
 
 const tags = ["license"];
 

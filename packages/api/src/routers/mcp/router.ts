@@ -3,7 +3,8 @@ import { z } from "zod";
 import { mcpOf } from "../../context";
 import { MCP_DEFAULT_SCOPES, MCP_PATH } from "../../mcp/service";
 import { openMcpSession } from "../../mcp/sessions";
-import { accountProcedure, router } from "../../trpc";
+import { accountProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { createApiKey } from "../keys/service";
 
 const tags = ["mcp"];

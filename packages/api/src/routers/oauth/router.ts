@@ -11,7 +11,8 @@ import {
   PROTECTED_RESOURCE_METADATA_PATH,
   protectedResourceMetadata,
 } from "../../oauth/metadata";
-import { publicProcedure, router } from "../../trpc";
+import { publicProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import {
   AuthorizationServerMetadataData,
   ProtectedResourceMetadataData,

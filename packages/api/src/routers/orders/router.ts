@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { Context } from "../../context";
 import { answerLanguageOf } from "../../language";
+import { accountProcedure, sessionProcedure } from "../../procedures";
 import { IdParam } from "../../schemas/common";
-import { accountProcedure, router, sessionProcedure } from "../../trpc";
+import { router } from "../../trpc";
 import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
 import { makeDefaultCard, removeCard } from "./cards";
-import { exampleInvoice, exampleOrderQuantity } from "./example";
+import { exampleInvoice, exampleOrderQuantity } from "./examples";
 import { InvoiceDocumentData, invoiceDocument, orderInvoiceId } from "./invoice-document";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";

@@ -7,7 +7,7 @@ import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
-import type { ProductAccess } from "./access";
+import type { ProductAccess } from "../../product-access";
 import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "./channels";
 import type { ProductInstallData } from "./schemas";
 import { newestRelease, withinUpdateWindow } from "./service";

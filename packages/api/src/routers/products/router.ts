@@ -2,10 +2,10 @@ import { Readable } from "node:stream";
 import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { FileOutput, TextOutput } from "../../plain";
-import { accountProcedure, type ExampleContext, router } from "../../trpc";
+import { accountProcedure, productProcedure } from "../../procedures";
+import { type ExampleContext, router } from "../../trpc";
 import { bundle, contentAsset, installPlan, listContentAssets } from "./delivery";
-import { exampleRelease } from "./example";
-import { productProcedure } from "./procedure";
+import { exampleRelease } from "./examples";
 import { putContentAsset } from "./publish";
 import {
   ContentAssetData,

@@ -7,7 +7,7 @@ import type { Caller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import type { TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
-import { entitledSql, type ProductAccess } from "./access";
+import { entitledSql, type ProductAccess } from "../../product-access";
 import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "./channels";
 import { toDeliveryData, toProductApiData } from "./format";
 import type { ListProductsInput } from "./schemas";

@@ -2,8 +2,9 @@ import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Context } from "../../context";
+import { publicProcedure } from "../../procedures";
 import { PublicDisclosureData } from "../../schemas/disclosure";
-import { publicProcedure, router } from "../../trpc";
+import { router } from "../../trpc";
 import { DownloadPipelineData, LineageData, LineagesData } from "./schemas";
 import { downloadPipeline, getLineage, listLineages, publicDisclosure } from "./service";
 

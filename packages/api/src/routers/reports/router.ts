@@ -1,7 +1,8 @@
 import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
+import { accountProcedure, publicProcedure, sessionProcedure } from "../../procedures";
 import { UploadedFileSchema } from "../../schemas/upload";
-import { accountProcedure, publicProcedure, router, sessionProcedure } from "../../trpc";
+import { router } from "../../trpc";
 import { commerceView } from "../orders/router";
 import { getOrder } from "../orders/service";
 import { recordErrorReport } from "./crash-reports";

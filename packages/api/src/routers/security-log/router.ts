@@ -1,5 +1,6 @@
 import { schema } from "@shelf/db";
-import { router, sessionProcedure } from "../../trpc";
+import { sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { SecurityLogData, SecurityLogInput } from "./schemas";
 import { listSecurityEvents } from "./service";
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { endWebSessions, startWebSession } from "../../auth/web-session";
-import { router, sessionProcedure } from "../../trpc";
+import { sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { WebSessionData, WebSessionIdInput } from "./schemas";
 import { endWebSession, listWebSessions } from "./service";
 

@@ -1,6 +1,6 @@
+import { productProcedure } from "../../procedures";
 import { router } from "../../trpc";
 import { ProductSetupProgressData } from "../library/schemas";
-import { productProcedure } from "../products/procedure";
 import { SetupProgressInput } from "./schemas";
 import { getSetupProgress, updateSetupProgress } from "./service";
 

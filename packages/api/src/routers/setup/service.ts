@@ -1,9 +1,9 @@
 import type { Database } from "@shelf/db";
 import type { Caller } from "../../auth/caller";
 import { type FieldErrors, ValidationError } from "../../errors";
+import type { ProductAccess } from "../../product-access";
 import { isoSql, preparedRows } from "../../sql-text";
 import type { ProductSetupProgressData } from "../library/schemas";
-import type { ProductAccess } from "../products/access";
 import type { SetupProgressInput } from "./schemas";
 
 type ProgressRow = { total: number; done: number[] | null; completed_at: string | null };

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { accountProcedure, router, sessionProcedure } from "../../trpc";
+import { accountProcedure, sessionProcedure } from "../../procedures";
+import { router } from "../../trpc";
 import { commerceView } from "../orders/router";
 import { cancelSubscription, createSubscription, resumeSubscription } from "./admin-service";
 import { SubscriptionChangeData, SubscriptionIdInput, SubscriptionsData } from "./schemas";

@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { perDatabase } from "../../prepared";
+import { perDatabase } from "./prepared";
 
 const { entitlements, products } = schema;
 

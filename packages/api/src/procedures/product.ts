@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { DomainError } from "../../errors";
-import { IdParam } from "../../schemas/common";
-import { accountProcedure } from "../../trpc";
-import { findProductAccess, type ProductAccess } from "./access";
+import { DomainError } from "../errors";
+import { findProductAccess, type ProductAccess } from "../product-access";
+import { IdParam } from "../schemas/common";
+import { accountProcedure } from "./account";
 
 /**
  * A procedure about one `{product}`: product scope (403; with `meta.keyScope` only the product's own keys), then
