@@ -122,14 +122,32 @@ describe("architecture", () => {
         if (!specifier.startsWith(".")) continue;
         const target = path.relative(apiSrc, resolveRelative(file, specifier));
         const upward =
-          /^(routers|demo|mcp|design-mcp|testing|host)\//.test(target) ||
-          /^(root|account-api|design-api|contract|index)\.ts$/.test(target);
+          /^(routers|demo|mcp|design-mcp|protocols|testing|host)\//.test(target) ||
+          /^(root|account-api|design-api|api-edge|contract|index)\.ts$/.test(target);
         const crossing = `${path.relative(apiSrc, file)} imports ${target}`;
         if (upward && !UPWARD.has(crossing)) crossings.push(crossing);
       }
     }
     expect(UPWARD.size).toBeLessThanOrEqual(3);
     expect(crossings).toEqual([]);
+  });
+
+  it("the edge knows no protocol and no caller by name: it imports no OAuth, MCP, auth, procedure or router", () => {
+    const edgeFiles = sourceFiles(path.join(apiSrc, "edge")).filter((file) => !file.endsWith(".test.ts"));
+    expect(edgeFiles.length).toBeGreaterThan(15);
+    const named: string[] = [];
+    for (const file of edgeFiles) {
+      for (const specifier of imports(file)) {
+        if (specifier.startsWith("@modelcontextprotocol/"))
+          named.push(`${path.relative(apiSrc, file)} imports ${specifier}`);
+        if (!specifier.startsWith(".")) continue;
+        const target = path.relative(apiSrc, resolveRelative(file, specifier));
+        if (/^(oauth|mcp|design-mcp|protocols|auth|procedures|routers)\//.test(target) || target === "api-edge.ts") {
+          named.push(`${path.relative(apiSrc, file)} imports ${target}`);
+        }
+      }
+    }
+    expect(named).toEqual([]);
   });
 
   it("no file imports itself back, through any chain of relative imports (type-only imports count too)", () => {

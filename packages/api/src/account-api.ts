@@ -1,6 +1,9 @@
+import { createEdge, type EdgeOptions } from "./api-edge";
 import { accountApiPolicy } from "./auth/credential";
-import { createEdge, DEFAULT_DB_DEADLINE_MS, type Edge, type EdgeOptions } from "./edge/handler";
+import { DEFAULT_DB_DEADLINE_MS, type Edge } from "./edge/pipeline";
 import { createAccountMcp } from "./mcp/service";
+import { mcpProtocol } from "./protocols/mcp";
+import { oauthProtocol } from "./protocols/oauth";
 import { appRouter } from "./root";
 
 export const ACCOUNT_API_DOCUMENT = {
@@ -17,16 +20,26 @@ export const ACCOUNT_API_DOCUMENT = {
  * The account API over HTTP: every route of the app router, account API keys only (contract 5.2 and 5.3), except
  * the account MCP (`/api/mcp`), which also takes the access tokens of sign-in.
  */
-export function createAccountApiEdge(options: Omit<EdgeOptions, "router" | "credentials" | "document" | "mcp">): Edge {
+export function createAccountApiEdge(
+  options: Omit<EdgeOptions, "router" | "credentials" | "document" | "mcp" | "protocols"> & {
+    /**
+     * Host names (with port) the MCP endpoint's requests may name besides the base URL's; loopback ones are added for
+     * a loopback base (DNS rebinding protection).
+     */
+    allowedHosts?: readonly string[];
+  },
+): Edge {
+  const { allowedHosts, ...edgeOptions } = options;
   const mcp = createAccountMcp({
     router: appRouter,
     dbDeadlineMs: options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS,
     log: options.log,
   });
   return createEdge({
-    ...options,
+    ...edgeOptions,
     router: appRouter,
     credentials: accountApiPolicy,
+    protocols: [oauthProtocol, mcpProtocol(options.baseUrl, allowedHosts)],
     document: ACCOUNT_API_DOCUMENT,
     mcp,
   });

@@ -1,5 +1,6 @@
+import { createEdge, type EdgeOptions } from "./api-edge";
 import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
-import { createEdge, type Edge, type EdgeOptions } from "./edge/handler";
+import type { Edge } from "./edge/pipeline";
 import { designCollectRouter } from "./routers/design-collect/router";
 import { designDocsRouter } from "./routers/design-docs/router";
 import { designGalleryRouter } from "./routers/design-gallery/router";

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignApiEdge } from "../design-api";
 import { handleFetch } from "../edge/fetch";
-import type { Edge } from "../edge/handler";
+import type { Edge } from "../edge/pipeline";
 import { createRateLimiter } from "../rate-limit";
 import { createDesignToken } from "../routers/design-tokens/admin-service";
 import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";

@@ -7,16 +7,18 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { withDeadline } from "@shelf/db";
+import type { EdgeOptions } from "../api-edge";
 import type { DesignCaller } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import { designApiPolicy, designRouter } from "../design-api";
-import { type Edge, type EdgeOptions, failureResult, unavailableResult } from "../edge/handler";
+import { failureResult, unavailableResult } from "../edge/failure";
 import { allowedHostsFor, sameOrigin } from "../edge/hosts";
-import { readRpcMessage } from "../edge/json-rpc";
+import { asJsonRpcError, readRpcMessage } from "../edge/json-rpc";
+import type { Edge } from "../edge/pipeline";
 import type { EdgeRequest } from "../edge/request";
-import { asJsonRpcError, type EdgeResult, errorResult } from "../edge/results";
+import { type EdgeResult, errorResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
 import { callProcedureTool, fromResponse, rpcFailure, serveStateless, unsupportedProtocolVersion } from "../mcp/http";
 import { authorizeDesign } from "../procedures/authorize";

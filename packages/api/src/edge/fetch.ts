@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import type { Edge } from "./handler";
+import type { Edge } from "./pipeline";
 import type { EdgeRequest } from "./request";
 import { type EdgeResult, isStream } from "./results";
 

@@ -31,7 +31,7 @@ describe("input parsing does not depend on what ran before", () => {
     await grantEntitlement(testDb.db, account.id, product.id);
     const script = `(async () => {
       const { createDb } = await import("@shelf/db");
-      const { createEdge } = await import("./src/edge/handler.ts");
+      const { createEdge } = await import("./src/api-edge.ts");
       const { handleFetch } = await import("./src/edge/fetch.ts");
       const { createRateLimiter } = await import("./src/rate-limit.ts");
       const { createTestRouter } = await import("./src/testing/test-router.ts");

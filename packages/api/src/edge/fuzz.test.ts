@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import { createEdge } from "../api-edge";
 import { hashSecret } from "../auth/key-secret";
 import { createDesignApiEdge } from "../design-api";
 import { createRateLimiter } from "../rate-limit";
@@ -27,7 +28,7 @@ import {
 import { createTestDelivery } from "../testing/delivery";
 import { createAnswerChecker, requestsFor, sendOverSocket } from "../testing/fuzz";
 import { createTestRouter } from "../testing/test-router";
-import { createEdge, type Edge } from "./handler";
+import type { Edge } from "./pipeline";
 import { createEdgeServer, type EdgeServer } from "./server";
 
 /**

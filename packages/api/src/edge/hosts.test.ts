@@ -1,8 +1,8 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testLog } from "../testing";
-import type { Edge } from "./handler";
 import { hostNames, isForwardedHeader } from "./hosts";
+import type { Edge } from "./pipeline";
 import type { EdgeRequest } from "./request";
 import { jsonResult } from "./results";
 import { RouteTable } from "./routes";

@@ -1,9 +1,10 @@
 export { clientAddressOf } from "./address";
 export { fromFetch, handleFetch, toResponse } from "./fetch";
-export { createEdge, type Edge, type EdgeOptions } from "./handler";
 export { forwardedRequest, hostNames, isForwardedHeader } from "./hosts";
 export { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
 export type { DocumentInfo, OpenApiDocument } from "./openapi";
+export { createEdgePipeline, type Edge, type EdgeCallers, type PipelineOptions } from "./pipeline";
+export type { EdgeProtocol } from "./protocol";
 export type { EdgeRequest } from "./request";
 export type { EdgeResult } from "./results";
 export { collectRoutes, type EdgeRoute, RouteTable } from "./routes";

@@ -1,6 +1,7 @@
+import { type DomainErrorCode, domainErrors } from "../errors";
 import { JSON_TYPE, parseClientJson, TOO_DEEP } from "../json-text";
 import { type EdgeRequest, readBody } from "./request";
-import { domainRpcError, type EdgeResult, rpcCodeOf, rpcErrorResult } from "./results";
+import { type EdgeResult, type ErrorBody, jsonResult } from "./results";
 
 /**
  * One JSON-RPC message from the body: JSON (415 otherwise) within the size limit (413), parsed under the nesting
@@ -42,4 +43,65 @@ export async function readRpcMessage(
     };
   }
   return { ok: true, message: json.value };
+}
+
+/** JSON-RPC's code for an error the table gives none: a server error (JSON-RPC 2.0 section 5.1). */
+const RPC_SERVER_ERROR = -32000;
+
+/** The JSON-RPC code of a domain error, from its row of the one error table. */
+export function rpcCodeOf(code: string | undefined): number {
+  const row = code === undefined ? undefined : (domainErrors as Record<string, { rpc?: number }>)[code];
+  return row?.rpc ?? RPC_SERVER_ERROR;
+}
+
+/** A JSON-RPC error answer (no request id: the request was refused before it was read as a call). */
+export function rpcErrorResult(
+  status: number,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): EdgeResult {
+  return jsonResult(
+    status,
+    { jsonrpc: "2.0", error: { code, message, ...(data === undefined ? {} : { data }) }, id: null },
+    headers,
+  );
+}
+
+/** A domain error as an MCP endpoint answers it: the table's status and JSON-RPC code, the contract's code in data. */
+export function domainRpcError(code: DomainErrorCode, message?: string, headers?: Record<string, string>): EdgeResult {
+  return rpcErrorResult(
+    domainErrors[code].status,
+    rpcCodeOf(code),
+    message ?? domainErrors[code].message,
+    {
+      error: code,
+    },
+    headers,
+  );
+}
+
+/**
+ * A refusal of an MCP endpoint in JSON-RPC's terms: the contract's body becomes a JSON-RPC error whose code is the
+ * table's, with the contract's code (and a 422's field errors) in `data`; the status stays what the edge decided.
+ * 401 and 403 keep the contract's body: clients read those from the status and the Bearer challenge, not the body.
+ */
+export function asJsonRpcError(result: EdgeResult): EdgeResult {
+  if (result.status < 400 || result.status === 401 || result.status === 403) return result;
+  if (typeof result.body !== "string") return result;
+  let body: ErrorBody & { jsonrpc?: unknown };
+  try {
+    body = JSON.parse(result.body) as ErrorBody & { jsonrpc?: unknown };
+  } catch {
+    return result;
+  }
+  if (body.jsonrpc !== undefined) return result;
+  const { message, error, errors, ...details } = body;
+  const code = result.status === 422 ? -32600 : rpcCodeOf(error);
+  const data = { ...(error === undefined ? {} : { error }), ...(errors === undefined ? {} : { errors }), ...details };
+  return {
+    ...result,
+    body: JSON.stringify({ jsonrpc: "2.0", error: { code, message, data }, id: null }),
+  };
 }

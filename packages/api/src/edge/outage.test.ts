@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import { createEdge } from "../api-edge";
 import { createRateLimiter } from "../rate-limit";
 import {
   createAccountWithKey,
@@ -17,7 +18,6 @@ import {
 import { startDbProxy } from "../testing/db-proxy";
 import { createTestRouter } from "../testing/test-router";
 import { handleFetch } from "./fetch";
-import { createEdge } from "./handler";
 import { opsResult } from "./ops";
 
 /** The bound on any answer while the database is gone: the request deadline plus scheduling slack. */

@@ -3,11 +3,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../log";
-import type { Edge } from "./handler";
 import { forwardedRequest } from "./hosts";
 import { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
 import { capNodeBody, lingerAfter } from "./node-body";
 import { OPS_PATHS, type OpsOptions, opsResult } from "./ops";
+import type { Edge } from "./pipeline";
 import { type EdgeResult, errorResult } from "./results";
 
 export type EdgeServerOptions = {

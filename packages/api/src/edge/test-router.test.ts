@@ -4,6 +4,7 @@ import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createEdge } from "../api-edge";
 import type { Caller } from "../auth/caller";
 import { apiKeyResolver } from "../auth/credential";
 import { createLogger } from "../log";
@@ -14,7 +15,6 @@ import { describeSecurityMatrix } from "../testing/security-matrix";
 import { createTestRouter } from "../testing/test-router";
 import { router } from "../trpc";
 import { handleFetch } from "./fetch";
-import { createEdge } from "./handler";
 
 const filesDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-edge-files-"));
 const testRouter = createTestRouter({ filesDir });

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
-import type { Edge } from "../edge/handler";
+import type { Edge } from "../edge/pipeline";
 import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
 import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";

@@ -6,7 +6,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
-import type { Edge } from "../edge/handler";
+import type { Edge } from "../edge/pipeline";
 import { pruneExpired } from "../housekeeping";
 import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";

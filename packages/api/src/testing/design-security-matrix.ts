@@ -5,7 +5,7 @@ import type { AnyRouter } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../delivery";
-import type { Edge } from "../edge/handler";
+import type { Edge } from "../edge/pipeline";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { createDesignToken, revokeDesignToken } from "../routers/design-tokens/admin-service";
 import type { RequestExample } from "../trpc";

@@ -1,5 +1,5 @@
 import { createDb } from "@shelf/db";
-import { createEdge } from "../edge/handler";
+import { createEdge } from "../api-edge";
 import { writeNode } from "../edge/node";
 import { errorResult } from "../edge/results";
 import { createEdgeServer } from "../edge/server";

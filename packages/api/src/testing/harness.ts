@@ -6,7 +6,7 @@ import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
 import { fromFetch, toResponse } from "../edge/fetch";
-import type { Edge } from "../edge/handler";
+import type { Edge } from "../edge/pipeline";
 import { createLogger, type Logger, readLogEnv } from "../log";
 import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";

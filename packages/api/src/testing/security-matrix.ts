@@ -8,7 +8,7 @@ import { type AccountAbility, accountAbilities } from "../abilities";
 import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
-import type { Edge } from "../edge/handler";
+import type { Edge } from "../edge/pipeline";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { type DomainErrorCode, domainErrors } from "../errors";
 import { jsonTextSchema } from "../json-text";

@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
-import type { Edge } from "../../edge/handler";
+import type { Edge } from "../../edge/pipeline";
 import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";

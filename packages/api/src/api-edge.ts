@@ -1,0 +1,68 @@
+import type { Credential } from "./auth/caller";
+import { credentialKey } from "./auth/caller";
+import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
+import type { AccountMcp } from "./context";
+import { createContext } from "./context";
+import type { Delivery } from "./delivery";
+import { createEdgePipeline, type Edge, type PipelineOptions } from "./edge/pipeline";
+import type { EdgeProtocol } from "./edge/protocol";
+import type { OAuthSettings } from "./oauth/settings";
+import { authorize, authorizeDesign } from "./procedures/authorize";
+import type { PublicDisclosureData } from "./schemas/disclosure";
+
+/** A protocol this API's routes speak over the edge (protocols/): its credentials as this API's policies. */
+export type ApiProtocol = EdgeProtocol<Credential, CredentialPolicy>;
+
+export type EdgeOptions = Omit<PipelineOptions<Credential, CredentialPolicy>, "callers" | "protocols"> & {
+  /** Which bearer credentials are read and accepted; by default account API keys only. */
+  credentials?: CredentialPolicy;
+  /** The protocols some of the router's routes speak (protocols/: OAuth's endpoints, MCP); none by default. */
+  protocols?: readonly ApiProtocol[];
+  /** Artifact storage, download links and signing, for the procedures that deliver files. */
+  delivery?: Delivery;
+  /** The brand prefix of keys issued through this edge (`SHELF_KEY_PREFIX`). */
+  keyBrand?: string;
+  /** The business disclosure the public lookups answer with. */
+  disclosure?: PublicDisclosureData;
+  /** The authorization server's settings, for its endpoints (issuer, resource, key brand, metadata documents). */
+  oauth?: OAuthSettings;
+  /** The design host's collection lock length (`SHELF_COLLECT_LEASE_SECONDS`); 600 seconds when unset. */
+  collectLeaseSeconds?: number;
+  /** The account MCP's serving code, for the routes that declare `meta.mcp`. */
+  mcp?: AccountMcp;
+};
+
+/**
+ * The edge for a router of this API: the edge's pipeline (edge/pipeline.ts) told who this API's callers are: the
+ * credential a request carries (account API keys by default, a protocol's own policy for its routes), its rate limit
+ * key, the route's authorization (an account ability, product and key scope, or a design role), and the context
+ * its procedures get.
+ */
+export function createEdge(options: EdgeOptions): Edge {
+  const policy = options.credentials ?? accountApiPolicy;
+  return createEdgePipeline<Credential, CredentialPolicy>({
+    ...options,
+    callers: {
+      credential: (request, protocolPolicy, address) =>
+        resolveCredential(options.db, request.header("authorization"), protocolPolicy ?? policy, address),
+      limitKey: (credential) => (credential.status === "valid" ? credentialKey(credential.caller) : undefined),
+      authorize: (route, credential) =>
+        route.meta.role ? authorizeDesign(route.meta, credential) : authorize(route.meta, credential),
+      context: (request, credential, requestId) =>
+        createContext({
+          db: options.db,
+          credential,
+          baseUrl: options.baseUrl,
+          delivery: options.delivery,
+          acceptLanguage: request.header("accept-language"),
+          keyBrand: options.keyBrand,
+          disclosure: options.disclosure,
+          log: options.log,
+          collectLeaseSeconds: options.collectLeaseSeconds,
+          oauth: options.oauth,
+          mcp: options.mcp,
+          http: { header: request.header, requestId },
+        }),
+    },
+  });
+}
