@@ -1,27 +1,14 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { root, sourceFiles, workspaces } from "./source-files";
 
 /**
  * The structure the folders promise, checked: each package declares what it imports, no file reaches itself through
  * its imports, base modules of the API import no domain, and shared schemas reach nothing but zod and pure modules.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    if (entry === "node_modules" || entry === ".next" || entry.startsWith(".")) continue;
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
-    else if (/\.(ts|tsx|mts)$/.test(entry) && !entry.endsWith(".d.ts")) files.push(full);
-  }
-  return files;
-}
-
 function imports(file: string): string[] {
   const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
   return info.importedFiles.map((imported) => imported.fileName);
@@ -33,21 +20,6 @@ function packageOf(specifier: string): string {
 }
 
 const builtins = new Set(builtinModules);
-
-function workspaces(): { dir: string; files: string[] }[] {
-  const dirs = ["apps", "packages", "tooling"].flatMap((group) =>
-    readdirSync(path.join(root, group))
-      .map((name) => path.join(root, group, name))
-      .filter((dir) => existsSync(path.join(dir, "package.json"))),
-  );
-  const rootFiles = ["bench", "deploy", "scripts", "tooling/architecture"].flatMap((dir) =>
-    existsSync(path.join(root, dir)) ? sourceFiles(path.join(root, dir)) : [],
-  );
-  return [
-    ...dirs.map((dir) => ({ dir, files: sourceFiles(dir) })),
-    { dir: root, files: [...rootFiles, path.join(root, "vitest.config.ts")] },
-  ];
-}
 
 describe("architecture", () => {
   it("every package declares the packages it imports", () => {
