@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../log";
+import type { Metrics } from "../metrics";
 import { forwardedRequest } from "./hosts";
 import { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
 import { capNodeBody, lingerAfter } from "./node-body";
@@ -94,27 +95,11 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
 
   async function respond(req: http.IncomingMessage, res: http.ServerResponse, requestId: string) {
     const target = originForm(req.url ?? "");
-    if (target === "*") {
-      const reply: EdgeResult =
-        req.method === "OPTIONS"
-          ? { status: 204, headers: { allow: METHODS_ANYWHERE }, body: null }
-          : errorResult("malformed_request", "Only OPTIONS takes the * target.");
-      return answer(res, reply, "protocol");
-    }
-    if (target === null) {
-      return answer(res, errorResult("malformed_request", "The request target is malformed."), "protocol");
-    }
-    // HTTP/1.0 has no Host to require (HAProxy's default health check sends none): it is for this server itself.
-    if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = ownHost(req);
-    if (!isValidHost(req.headers.host)) {
-      return answer(res, errorResult("malformed_request", "The Host header is missing or malformed."), "protocol");
-    }
-    if (req.method === "TRACE" || req.method === "TRACK") {
-      return answer(res, errorResult("method_not_allowed", undefined, { allow: METHODS_ANYWHERE }), "protocol");
-    }
-    req.url = target;
+    const refused = protocolRefusal(req, target);
+    if (refused) return answer(res, refused, "protocol");
+    req.url = target as string;
     // `//api/x` is still the API's (a JSON 404), never a page path for Next to redirect.
-    const path = (target.split("?", 1)[0] as string).replace(/\/{2,}/g, "/");
+    const path = ((target as string).split("?", 1)[0] as string).replace(/\/{2,}/g, "/");
     const legacy = legacyHosts.has((req.headers.host as string).toLowerCase());
     if (legacy && path !== "/api" && !path.startsWith("/api/")) {
       return answer(res, errorResult("not_found", "This host serves the API under /api only."), "legacy");
@@ -142,24 +127,6 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     return answer(res, result, result.route ?? "unmatched");
   }
 
-  /** One line per request, and its metrics; the operator's own polling only at debug level. */
-  function record(req: http.IncomingMessage, res: http.ServerResponse, requestId: string, started: bigint) {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const route = routes.get(res) ?? "protocol";
-    const method = req.method ?? "GET";
-    metrics?.observeRequest(method, route, res.statusCode, seconds);
-    const entry = {
-      reqId: requestId,
-      method,
-      route,
-      status: res.statusCode,
-      ms: Math.round(seconds * 10_000) / 10,
-      ...(res.writableFinished ? {} : { aborted: true }),
-    };
-    if (OPS_PATHS.has(route)) log.debug(entry, "request");
-    else log.info(entry, "request");
-  }
-
   // Node's own missing-Host answer is an empty 400: the check below answers it in JSON instead.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const started = process.hrtime.bigint();
@@ -168,7 +135,7 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
     active++;
     res.once("close", () => {
       active--;
-      record(req, res, requestId, started);
+      logRequest(req, res, { log, metrics, route: routes.get(res) ?? "protocol", requestId, started });
       if (stopping) {
         server.closeIdleConnections();
         if (active === 0) drained?.();
@@ -218,4 +185,47 @@ export function createEdgeServer(options: EdgeServerOptions): EdgeServer {
       await closed;
     },
   };
+}
+
+/**
+ * What the server answers itself before any path is looked at: `OPTIONS *` (and any other method on `*`), a
+ * malformed target or Host header, TRACE and TRACK. HTTP/1.0 has no Host to require (HAProxy's default health check
+ * sends none): such a request is for this server itself, and gets its address as Host.
+ */
+function protocolRefusal(req: http.IncomingMessage, target: string | null): EdgeResult | undefined {
+  if (target === "*") {
+    return req.method === "OPTIONS"
+      ? { status: 204, headers: { allow: METHODS_ANYWHERE }, body: null }
+      : errorResult("malformed_request", "Only OPTIONS takes the * target.");
+  }
+  if (target === null) return errorResult("malformed_request", "The request target is malformed.");
+  if (req.headers.host === undefined && req.httpVersion === "1.0") req.headers.host = ownHost(req);
+  if (!isValidHost(req.headers.host))
+    return errorResult("malformed_request", "The Host header is missing or malformed.");
+  if (req.method === "TRACE" || req.method === "TRACK") {
+    return errorResult("method_not_allowed", undefined, { allow: METHODS_ANYWHERE });
+  }
+  return undefined;
+}
+
+/** One line per request, and its metrics; the operator's own polling only at debug level. */
+function logRequest(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  context: { log: Logger; metrics: Metrics | undefined; route: string; requestId: string; started: bigint },
+) {
+  const { log, metrics, route, requestId, started } = context;
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const method = req.method ?? "GET";
+  metrics?.observeRequest(method, route, res.statusCode, seconds);
+  const entry = {
+    reqId: requestId,
+    method,
+    route,
+    status: res.statusCode,
+    ms: Math.round(seconds * 10_000) / 10,
+    ...(res.writableFinished ? {} : { aborted: true }),
+  };
+  if (OPS_PATHS.has(route)) log.debug(entry, "request");
+  else log.info(entry, "request");
 }

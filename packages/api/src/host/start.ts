@@ -6,7 +6,7 @@ import type { EdgeOptions } from "../api-edge";
 import { createDelivery, type Delivery, type DeliveryFiles, loadDeliveryFiles, storeReadiness } from "../delivery";
 import { hostNames } from "../edge/hosts";
 import type { Edge } from "../edge/pipeline";
-import { createEdgeServer } from "../edge/server";
+import { createEdgeServer, type EdgeServerOptions } from "../edge/server";
 import type { ApiEnv } from "../env";
 import { scheduleHousekeeping } from "../housekeeping";
 import { createLogger, type LogEnv, type Logger } from "../log";
@@ -152,35 +152,16 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
 
   const pages = app.pages({ dev });
   await pages.prepare();
-  const unavailable = createUnavailablePage(app.messagesDir);
   // Links need the public base URL, known once the port is (a port of 0 picks a free one): edges come after listen.
   const edges: Edge[] = [];
-  const handlePage = pages.getRequestHandler();
   const httpServer = createEdgeServer({
     edges,
-    // Pages: security headers and a CSP nonce per request, the client's address as the server saw it.
-    fallback: async (req, res) => {
-      pageHeaders(req, res, {
-        trustProxy: api.SHELF_TRUST_PROXY,
-        dev,
-        https: app.publicUrl?.startsWith("https:"),
-        formTargets: app.formTargets,
-      });
-      // A render waits for the database: while it does not answer, the page says so at once, as the API does.
-      const path = (req.url ?? "/").split("?", 1)[0] as string;
-      if (!servedWithoutDatabase(path) && !(health.up && (await health.check()).reachable)) {
-        return unavailable.answer(req, res);
-      }
-      // A render that failed because the database stopped answering meanwhile is an outage too, not a bug.
-      return withPageStatus(
-        res,
-        () => handlePage(req, res),
-        (status, answer) =>
-          (status === 500 && !health.up) || (answer.databaseUnavailable && (status === 200 || status === 500))
-            ? unavailableStatus(res)
-            : status,
-      );
-    },
+    fallback: pageFallback(app, {
+      handle: pages.getRequestHandler(),
+      unavailable: createUnavailablePage(app.messagesDir),
+      health,
+      dev,
+    }),
     upgrade: pages.getUpgradeHandler(),
     pageBodyLimit: app.pageBodyLimit,
     log,
@@ -230,16 +211,7 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
   const housekeeping =
     housekeepingMinutes > 0 ? scheduleHousekeeping(pool.db, { intervalMs: housekeepingMinutes * 60_000, log }) : null;
 
-  const databaseLabel = database.embedded ? `embedded PostgreSQL on port ${database.embedded.port}` : "DATABASE_URL";
-  log.info({ port, baseUrl, database: databaseLabel }, "listening");
-  const lines = [...(mounted.lines ?? []), `${app.title} is running at http://localhost:${port}`];
-  if (isLaunched()) {
-    // The root launcher resolved the database and says which; it prints these lines with the other app's.
-    process.send?.({ type: "ready", lines } satisfies ReadyMessage);
-  } else {
-    console.log(`Database: ${databaseLabel}`);
-    for (const line of lines) console.log(line);
-  }
+  announce(app, { log, port, baseUrl, embeddedPort: database.embedded?.port, lines: mounted.lines ?? [] });
 
   const stop = async (signal: NodeJS.Signals | "disconnect") => {
     // One signal often arrives twice (a process group's Ctrl-C, and a launcher or tsx relaying it): once is enough.
@@ -270,4 +242,59 @@ export async function startHost<Prepared = undefined>(app: HostApp<Prepared>): P
   process.on("SIGTERM", stop);
   // Started by the root launcher: if it goes away (killed), nothing would ever stop this process otherwise.
   if (isLaunched()) process.on("disconnect", () => stop("disconnect"));
+}
+
+/**
+ * The pages' server behind the edge: security headers and a CSP nonce per request (the client's address as the
+ * server saw it), and while the database does not answer, the outage page at once, as the API answers 503; a render
+ * that failed because the database stopped answering meanwhile is an outage too, not a bug.
+ */
+function pageFallback(
+  app: Pick<HostApp<unknown>, "config" | "publicUrl" | "formTargets" | "title">,
+  pages: {
+    handle: ReturnType<PageServer["getRequestHandler"]>;
+    unavailable: ReturnType<typeof createUnavailablePage>;
+    health: DatabaseHealth;
+    dev: boolean;
+  },
+): EdgeServerOptions["fallback"] {
+  const { handle, unavailable, health, dev } = pages;
+  return async (req, res) => {
+    pageHeaders(req, res, {
+      trustProxy: app.config.api.SHELF_TRUST_PROXY,
+      dev,
+      https: app.publicUrl?.startsWith("https:"),
+      formTargets: app.formTargets,
+    });
+    const path = (req.url ?? "/").split("?", 1)[0] as string;
+    if (!servedWithoutDatabase(path) && !(health.up && (await health.check()).reachable)) {
+      return unavailable.answer(req, res);
+    }
+    return withPageStatus(
+      res,
+      () => handle(req, res),
+      (status, answer) =>
+        (status === 500 && !health.up) || (answer.databaseUnavailable && (status === 200 || status === 500))
+          ? unavailableStatus(res)
+          : status,
+    );
+  };
+}
+
+/** Says where the app runs: in the log, and to the person at the terminal (through the root launcher, if it started it). */
+function announce(
+  app: Pick<HostApp<unknown>, "config" | "publicUrl" | "formTargets" | "title">,
+  started: { log: Logger; port: number; baseUrl: string; embeddedPort: number | undefined; lines: string[] },
+) {
+  const { log, port, baseUrl, embeddedPort } = started;
+  const databaseLabel = embeddedPort === undefined ? "DATABASE_URL" : `embedded PostgreSQL on port ${embeddedPort}`;
+  log.info({ port, baseUrl, database: databaseLabel }, "listening");
+  const lines = [...started.lines, `${app.title} is running at http://localhost:${port}`];
+  if (isLaunched()) {
+    // The root launcher resolved the database and says which; it prints these lines with the other app's.
+    process.send?.({ type: "ready", lines } satisfies ReadyMessage);
+  } else {
+    console.log(`Database: ${databaseLabel}`);
+    for (const line of lines) console.log(line);
+  }
 }

@@ -141,91 +141,6 @@ export function createMetadataDocuments(options: MetadataDocumentOptions = {}): 
   const maxBytes = options.maxBytes ?? 5 * 1024;
   const loopbackOrigin = options.loopbackOrigin ? new URL(options.loopbackOrigin).origin : undefined;
 
-  function fetchDocument(url: URL): Promise<{ body: string; cacheControl: string | undefined }> {
-    const loopbackAllowed = url.origin === loopbackOrigin;
-    const allowed = (address: string) => isPublicAddress(address) || (loopbackAllowed && isLoopback(address));
-    const literal = url.hostname.replace(/^\[|\]$/g, "");
-    if (net.isIP(literal) && !allowed(literal)) {
-      return Promise.reject(new ClientDocumentError("its address is not a public one"));
-    }
-    return new Promise((resolve, reject) => {
-      const request = https.request(
-        url,
-        {
-          method: "GET",
-          headers: { accept: "application/json", "user-agent": "Shelf (client ID metadata document fetcher)" },
-          timeout: timeoutMs,
-          // A connection of its own every time: a pooled socket would skip the address check below.
-          agent: false,
-          ca: options.ca ? [...tls.rootCertificates, options.ca] : undefined,
-          lookup: (hostname, lookupOptions, callback) => {
-            dns.lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
-              if (error) return callback(error, "", 4);
-              const list = addresses as dns.LookupAddress[];
-              const refused = list.find((entry) => !allowed(entry.address));
-              if (refused || list.length === 0) {
-                return callback(new ClientDocumentError("its host resolves to an address that is not public"), "", 4);
-              }
-              if ((lookupOptions as { all?: boolean }).all)
-                return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-              const first = list[0] as dns.LookupAddress;
-              callback(null, first.address, first.family);
-            });
-          },
-        },
-        (response) => {
-          if (response.statusCode !== 200) {
-            response.resume();
-            const status = response.statusCode ?? 0;
-            return reject(
-              new ClientDocumentError(
-                status >= 300 && status < 400
-                  ? `it answered a redirect (${status}), which is not followed`
-                  : `it answered ${status}`,
-              ),
-            );
-          }
-          const type = response.headers["content-type"] ?? "";
-          if (!JSON_TYPE.test(type)) {
-            response.resume();
-            return reject(new ClientDocumentError("it is not served as application/json"));
-          }
-          const declared = Number(response.headers["content-length"]);
-          if (Number.isFinite(declared) && declared > maxBytes) {
-            response.destroy();
-            return reject(new ClientDocumentError(`it is larger than ${maxBytes} bytes`));
-          }
-          const chunks: Buffer[] = [];
-          let length = 0;
-          response.on("data", (chunk: Buffer) => {
-            length += chunk.length;
-            if (length > maxBytes) {
-              response.destroy();
-              reject(new ClientDocumentError(`it is larger than ${maxBytes} bytes`));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          response.on("end", () =>
-            resolve({ body: Buffer.concat(chunks).toString("utf8"), cacheControl: response.headers["cache-control"] }),
-          );
-          response.on("error", reject);
-        },
-      );
-      request.on("timeout", () => request.destroy(new ClientDocumentError(`it did not answer within ${timeoutMs} ms`)));
-      request.on("error", (error) =>
-        reject(
-          ClientDocumentError.is(error)
-            ? error
-            : new ClientDocumentError(
-                `it could not be fetched (${(error as NodeJS.ErrnoException).code ?? error.message})`,
-              ),
-        ),
-      );
-      request.end();
-    });
-  }
-
   async function resolve(db: Database, clientId: string): Promise<OAuthClient | null> {
     const problem = documentUrlProblem(clientId);
     if (problem) throw new ClientDocumentError(`The client_id ${problem}.`);
@@ -245,32 +160,12 @@ export function createMetadataDocuments(options: MetadataDocumentOptions = {}): 
     }
     let fetched: { body: string; cacheControl: string | undefined };
     try {
-      fetched = await fetchDocument(new URL(clientId));
+      fetched = await fetchDocument(new URL(clientId), { timeoutMs, maxBytes, loopbackOrigin, ca: options.ca });
     } catch (error) {
       options.log?.warn({ clientId, reason: (error as Error).message }, "client ID metadata document refused");
       throw ClientDocumentError.is(error) ? new ClientDocumentError(`Its metadata document: ${error.message}.`) : error;
     }
-    let document: z.infer<typeof ClientDocument>;
-    try {
-      const parsed = ClientDocument.safeParse(JSON.parse(fetched.body));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new ClientDocumentError(
-          `Its metadata document: ${issue?.path.join(".") || "the document"} ${issue?.message ?? "is invalid"}.`,
-        );
-      }
-      document = parsed.data;
-    } catch (error) {
-      if (ClientDocumentError.is(error)) throw error;
-      throw new ClientDocumentError("Its metadata document is not valid JSON.");
-    }
-    if (document.client_id !== clientId) {
-      throw new ClientDocumentError("Its metadata document names another client_id than its own address.");
-    }
-    for (const uri of document.redirect_uris) {
-      const uriProblem = redirectUriProblem(uri);
-      if (uriProblem) throw new ClientDocumentError(`Its metadata document's redirect URI ${uri} ${uriProblem}.`);
-    }
+    const document = parseClientDocument(fetched.body, clientId);
     const clientUri = document.client_uri && /^https:\/\/\S+$/.test(document.client_uri) ? document.client_uri : null;
     const name = document.client_name ?? new URL(clientId).host;
     const fresh = freshSeconds(fetched.cacheControl);
@@ -300,4 +195,124 @@ export function createMetadataDocuments(options: MetadataDocumentOptions = {}): 
   }
 
   return { resolve };
+}
+
+/**
+ * Fetches a client's metadata document: no redirect followed, at most `maxBytes` within `timeoutMs`, and only from
+ * public addresses, checked on the addresses DNS gave for this very connection (the loopback origin configured for
+ * tests aside).
+ */
+function fetchDocument(
+  url: URL,
+  limits: { timeoutMs: number; maxBytes: number; loopbackOrigin: string | undefined; ca: string | undefined },
+): Promise<{ body: string; cacheControl: string | undefined }> {
+  const { timeoutMs, maxBytes, loopbackOrigin } = limits;
+  const loopbackAllowed = url.origin === loopbackOrigin;
+  const allowed = (address: string) => isPublicAddress(address) || (loopbackAllowed && isLoopback(address));
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(literal) && !allowed(literal)) {
+    return Promise.reject(new ClientDocumentError("its address is not a public one"));
+  }
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      url,
+      {
+        method: "GET",
+        headers: { accept: "application/json", "user-agent": "Shelf (client ID metadata document fetcher)" },
+        timeout: timeoutMs,
+        // A connection of its own every time: a pooled socket would skip the address check below.
+        agent: false,
+        ca: limits.ca ? [...tls.rootCertificates, limits.ca] : undefined,
+        lookup: (hostname, lookupOptions, callback) => {
+          dns.lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+            if (error) return callback(error, "", 4);
+            const list = addresses as dns.LookupAddress[];
+            const refused = list.find((entry) => !allowed(entry.address));
+            if (refused || list.length === 0) {
+              return callback(new ClientDocumentError("its host resolves to an address that is not public"), "", 4);
+            }
+            if ((lookupOptions as { all?: boolean }).all)
+              return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+            const first = list[0] as dns.LookupAddress;
+            callback(null, first.address, first.family);
+          });
+        },
+      },
+      (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          const status = response.statusCode ?? 0;
+          return reject(
+            new ClientDocumentError(
+              status >= 300 && status < 400
+                ? `it answered a redirect (${status}), which is not followed`
+                : `it answered ${status}`,
+            ),
+          );
+        }
+        const type = response.headers["content-type"] ?? "";
+        if (!JSON_TYPE.test(type)) {
+          response.resume();
+          return reject(new ClientDocumentError("it is not served as application/json"));
+        }
+        const declared = Number(response.headers["content-length"]);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          response.destroy();
+          return reject(new ClientDocumentError(`it is larger than ${maxBytes} bytes`));
+        }
+        const chunks: Buffer[] = [];
+        let length = 0;
+        response.on("data", (chunk: Buffer) => {
+          length += chunk.length;
+          if (length > maxBytes) {
+            response.destroy();
+            reject(new ClientDocumentError(`it is larger than ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on("end", () =>
+          resolve({ body: Buffer.concat(chunks).toString("utf8"), cacheControl: response.headers["cache-control"] }),
+        );
+        response.on("error", reject);
+      },
+    );
+    request.on("timeout", () => request.destroy(new ClientDocumentError(`it did not answer within ${timeoutMs} ms`)));
+    request.on("error", (error) =>
+      reject(
+        ClientDocumentError.is(error)
+          ? error
+          : new ClientDocumentError(
+              `it could not be fetched (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+            ),
+      ),
+    );
+    request.end();
+  });
+}
+
+/** A fetched document as the client's metadata: valid JSON in its schema, naming itself, with usable redirect URIs. */
+function parseClientDocument(body: string, clientId: string): z.infer<typeof ClientDocument> {
+  let document: z.infer<typeof ClientDocument>;
+  try {
+    const parsed = ClientDocument.safeParse(JSON.parse(body));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ClientDocumentError(
+        `Its metadata document: ${issue?.path.join(".") || "the document"} ${issue?.message ?? "is invalid"}.`,
+      );
+    }
+    document = parsed.data;
+  } catch (error) {
+    if (ClientDocumentError.is(error)) throw error;
+    throw new ClientDocumentError("Its metadata document is not valid JSON.");
+  }
+  if (document.client_id !== clientId) {
+    throw new ClientDocumentError("Its metadata document names another client_id than its own address.");
+  }
+  for (const uri of document.redirect_uris) {
+    const uriProblem = redirectUriProblem(uri);
+    if (uriProblem) throw new ClientDocumentError(`Its metadata document's redirect URI ${uri} ${uriProblem}.`);
+  }
+  return document;
 }
