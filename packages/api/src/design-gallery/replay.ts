@@ -3,9 +3,6 @@ import { schema } from "@shelf/db";
 import type { ReplaySummary } from "@shelf/db/schema";
 import { and, asc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Logger } from "../log";
-// Upward, on purpose until the gallery's querying moves below its router (issue 35, item 4): the replay rewrites the
-// unfiltered counts in its own transaction with the router's facet query, so the counts never disagree with the rows.
-import { refreshGalleryCounts } from "../routers/design-gallery/service";
 import { type ArtifactStore, MissingObjectError } from "../storage/store";
 import {
   type CaptureRow,
@@ -21,6 +18,7 @@ import {
   type TermUse,
   type Visit,
 } from "./plan";
+import { refreshGalleryCounts } from "./query/counts";
 import { visibleText } from "./search";
 import { analyseStyles, type ParsedSheet, parseSheet, type StyleFacts } from "./styles";
 
