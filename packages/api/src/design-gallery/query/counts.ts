@@ -43,7 +43,7 @@ export async function unfilteredRows(db: Database): Promise<FacetRow[]> {
 type Counted = { total: number; facets: ScreenFacets };
 
 let facetCacheBytes: number | undefined;
-/** The facets of the filters in use, per gallery generation (design-gallery/facet-cache.ts). */
+/** The facets of the filters in use, per gallery generation (facet-cache.ts). */
 const facetCache = new FacetCache<Counted>(
   () => (facetCacheBytes ??= readApiEnv().SHELF_GALLERY_FACET_CACHE_MB * 1024 * 1024),
 );

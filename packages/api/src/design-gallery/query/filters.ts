@@ -39,7 +39,7 @@ export type ResolvedFilters = {
 
 const META_KINDS = new Set<GalleryTermKind>(["page_type", "pattern", "element", "component"]);
 
-/** A name as the gallery's slugs are written (see design-gallery/plan.ts and styles.ts). */
+/** A name as the gallery's slugs are written (see design-gallery/screens.ts and styles.ts). */
 export function termSlug(kind: GalleryTermKind, name: string): string {
   const text = name.trim().toLowerCase();
   if (META_KINDS.has(kind)) return text.replace(/\s+/g, "-");
