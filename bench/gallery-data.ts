@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { designGallery, galleryMask, gallerySearch } from "@shelf/api";
+import { galleryMask, gallerySearch, refreshGalleryCounts } from "@shelf/api";
 import type { Database } from "@shelf/db";
 import type postgres from "postgres";
 
@@ -433,7 +433,7 @@ export async function loadGalleryData(
   await sql`select setval(pg_get_serial_sequence('gallery_screen_variants', 'id'), ${captureId})`;
   await sql`select setval(pg_get_serial_sequence('collect_captures', 'id'), ${captureId})`;
   // What a replay does last: the unfiltered facets, counted once.
-  await designGallery.refreshGalleryCounts(db);
+  await refreshGalleryCounts(db);
   await sql`vacuum analyze`;
   counts = { ...counts };
   return {

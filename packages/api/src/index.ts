@@ -35,6 +35,7 @@ export {
   storeReadiness,
 } from "./delivery";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export { refreshGalleryCounts } from "./design-gallery/query/counts";
 export { GALLERY_LOCK } from "./design-gallery/replay";
 export * as gallerySearch from "./design-gallery/search";
 export * as galleryMask from "./design-gallery/variant-mask";

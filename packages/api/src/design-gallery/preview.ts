@@ -1,7 +1,9 @@
 import type { Executor } from "@shelf/db";
 import type { CollectLang, CollectViewport, ColorMode, GalleryFlowKind } from "@shelf/db/enums";
-import { compareKeys, compareText, type Plan, pageKey, planReplay, type VariantKey } from "./plan";
+import { planReplay } from "./plan";
+import type { Plan, VariantKey } from "./plan-types";
 import { readCurrent, readVisits } from "./replay";
+import { compareKeys, compareText, pageKey } from "./visits";
 
 /*
  * What submitting an open run would do to the gallery as it is now: the replay's own plan (plan.ts), made without the

@@ -11,12 +11,12 @@ import {
 } from "../routers/design-docs/schemas";
 import {
   GALLERY_GRID,
-  GalleryScreenCard,
   IdInput,
   MAX_FILTER_NAMES,
   ScreensInput,
   TaxonomyInput,
 } from "../routers/design-gallery/schemas";
+import { GalleryScreenCard } from "../schemas/gallery-screens";
 
 /**
  * A tool of the design MCP: one call of a design API procedure (the same one its REST route calls, so its checks

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
 import { createRateLimiter } from "../../rate-limit";
+import { ScreensPage } from "../../schemas/gallery-screens";
 import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
 import { randomScreens, seedRun } from "../../testing/gallery";
-import { ScreensPage } from "./schemas";
 
 /*
  * The screens list paged by cursor over HTTP: `limit` at a time, each page after the last screen shown under the

@@ -2,7 +2,8 @@ import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ValidationError } from "../../errors";
 import { IdParam } from "../../schemas/common";
-import { type ScreenSort, ScreensInput, type ScreensQuery } from "./schemas";
+import type { ScreenSort } from "../../schemas/gallery-screens";
+import { ScreensInput, type ScreensQuery } from "./schemas";
 
 /*
  * The screens list's keyset cursor: the query it pages (filters and sort) and the last screen shown. The next page is

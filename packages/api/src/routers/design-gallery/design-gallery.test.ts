@@ -4,10 +4,11 @@ import { asc, eq, inArray, ne } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignApiEdge } from "../../design-api";
 import { createRateLimiter } from "../../rate-limit";
+import { ScreensPage } from "../../schemas/gallery-screens";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";
 import { randomScreens, type ScreenSpec, seededRandom, seedRun } from "../../testing/gallery";
-import { pageSizeFor, ScreensPage } from "./schemas";
+import { pageSizeFor } from "./schemas";
 
 /*
  * The screens list against a brute-force filter of the same rows: a seeded random gallery of a few hundred screens

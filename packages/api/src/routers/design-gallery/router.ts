@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { storedFile } from "../../delivery/artifacts";
+import { screensPageText } from "../../design-gallery/query/counts";
 import { JsonText, jsonTextOf } from "../../json-text";
 import { FileOutput } from "../../plain";
 import { publicProcedure } from "../../procedures";
 import { COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
+import { ScreensPage } from "../../schemas/gallery-screens";
 import { router } from "../../trpc";
 import { exampleScreen } from "./examples";
 import {
@@ -13,12 +15,11 @@ import {
   PatternsAnswer,
   ScreenAnswer,
   ScreensInput,
-  ScreensPage,
   TaxonomyAnswer,
   TaxonomyInput,
   VariantImageInput,
 } from "./schemas";
-import { getApp, getScreen, listPatterns, listScreens, screensPageText, taxonomy, variantImage } from "./service";
+import { getApp, getScreen, listPatterns, listScreens, taxonomy, variantImage } from "./service";
 
 const tags = ["gallery"];
 
