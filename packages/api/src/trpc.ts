@@ -82,32 +82,8 @@ export type DesignRouteExample = {
   target?: "shared" | "family" | "created";
 };
 
-export type Meta = OpenApiMeta & {
-  /**
-   * What the caller must hold. An ability: a caller with it. `any-key`: any valid caller. `public`: nothing.
-   * `signed-in`: a person signed in to the account pages, never a key or a token (managing keys, approving a device).
-   * A procedure that declares nothing is refused to everyone (default-deny).
-   */
-  ability?: AccountAbility | "any-key" | "public" | "signed-in";
-  /**
-   * On the design host, the role a design agent token must hold (contract 5.12), checked like an ability: before
-   * the input is read or any target looked up. Account keys and OAuth tokens are never design callers.
-   */
-  role?: DesignRole;
-  /**
-   * Open without a key (contract 5.12, `optional_account_api_key`): a request without one is let through as
-   * anonymous, while a key that is sent is still checked (401 when unknown, 403 without the ability) and decides.
-   */
-  anonymous?: boolean;
-  /** For procedures with a `{product}` input: `visible` hides unpublished products from accounts without access. */
-  product?: "visible" | "entitled";
-  /**
-   * `product`: only a key scoped to the path's product may call (contract 7: any other key gets 403
-   * `product_api_key_scope_required`), e.g. a device releasing its own product key.
-   */
-  keyScope?: "product";
-  /** The call revokes the key it is made with (logout, releasing a device key): documented, and fuzzed with spares. */
-  revokesKey?: boolean;
+/** What every route declares besides who may call it (`AccountAccess` or `DesignAccess`). */
+export type RouteMeta = {
   /**
    * The call takes away something the account had (a key it replaces, a seat it gives up): MCP clients are told
    * (`destructiveHint`) and may ask the person first. DELETE routes are destructive without saying so.
@@ -188,6 +164,54 @@ export type Meta = OpenApiMeta & {
   /** The design host's counterpart of `example`: the design security matrix's success and missing-target rows. */
   designExample?: DesignRouteExample;
 };
+
+/**
+ * Who may call an account route (the account API, its pages, OAuth and the account MCP): an ability, with the
+ * product and key-scope rules; never a design role.
+ */
+export type AccountAccess = {
+  /**
+   * What the caller must hold. An ability: a caller with it. `any-key`: any valid caller. `public`: nothing.
+   * `signed-in`: a person signed in to the account pages, never a key or a token (managing keys, approving a device).
+   * A procedure that declares nothing is refused to everyone (default-deny).
+   */
+  ability?: AccountAbility | "any-key" | "public" | "signed-in";
+  /**
+   * Open without a key (contract 5.12, `optional_account_api_key`): a request without one is let through as
+   * anonymous, while a key that is sent is still checked (401 when unknown, 403 without the ability) and decides.
+   */
+  anonymous?: boolean;
+  /** For procedures with a `{product}` input: `visible` hides unpublished products from accounts without access. */
+  product?: "visible" | "entitled";
+  /**
+   * `product`: only a key scoped to the path's product may call (contract 7: any other key gets 403
+   * `product_api_key_scope_required`), e.g. a device releasing its own product key.
+   */
+  keyScope?: "product";
+  /** The call revokes the key it is made with (logout, releasing a device key): documented, and fuzzed with spares. */
+  revokesKey?: boolean;
+  role?: never;
+};
+
+/** Who may call a design route: a design agent token with a role (contract 5.12); never an account ability. */
+export type DesignAccess = {
+  /**
+   * On the design host, the role a design agent token must hold (contract 5.12), checked like an ability: before
+   * the input is read or any target looked up. Account keys and OAuth tokens are never design callers.
+   */
+  role: DesignRole;
+  ability?: never;
+  anonymous?: never;
+  product?: never;
+  keyScope?: never;
+  revokesKey?: never;
+};
+
+/**
+ * A procedure's meta: what the edge, the OpenAPI document, the security matrices, the fuzz test and the MCP read of
+ * it. A route declares account access or a design role, never both: the type refuses a meta that mixes them.
+ */
+export type Meta = OpenApiMeta & RouteMeta & (AccountAccess | DesignAccess);
 
 const t = initTRPC.context<Context>().meta<Meta>().create();
 
