@@ -1,43 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuessLimits, type GuessLimits } from "../../auth/guess-limits";
+import { describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword } from "../../auth/password";
 import { startWebSession, webSessionAccount } from "../../auth/web-session";
-import { createMailer, type Mailer } from "../../mail/mailer";
 import { createAccount } from "../../testing/factories";
+import { withFreshGuessLimits } from "../../testing/guess-limits";
 import { testLog } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
-import { linkIn, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp";
+import { linkIn, withMailer } from "../../testing/smtp";
+import { withTestDatabase } from "../../testing/suite";
 import { type RecoveryDeps, requestPasswordReset, resetLinkWorks, resetPassword } from "./recovery";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const BASE = "http://shelf.test";
 
-let testDb: TestDatabase;
-let smtp: TestSmtpServer;
-let mailer: Mailer;
-const opened: GuessLimits[] = [];
+const testDb = withTestDatabase();
+const { smtp, mailer } = withMailer();
+const freshLimits = withFreshGuessLimits("recovery");
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  smtp = await startTestSmtpServer();
-  mailer = createMailer({ smtpUrl: smtp.url, outboxDir: "/nonexistent", from: "Shelf <no-reply@shelf.test>" });
-});
-afterAll(async () => {
-  mailer?.close();
-  await smtp?.close();
-  await Promise.all(opened.map((limits) => limits.close()));
-  await testDb?.drop();
-});
-
-/** Fresh limits in the shared store (Redis, connected as the server waits for it), so each test counts from zero. */
 async function deps(): Promise<RecoveryDeps> {
-  const limits = createGuessLimits({ namespace: `recovery-${randomBytes(6).toString("hex")}`, redisUrl: REDIS_URL });
-  opened.push(limits);
-  expect(await limits.ready(5000)).toBe(true);
+  const limits = await freshLimits();
   return { limits: limits.recovery, mailer, baseUrl: BASE, log: testLog };
 }
 
