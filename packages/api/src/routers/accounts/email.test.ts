@@ -10,6 +10,7 @@ import { createAccount } from "../../testing/factories";
 import { withFreshGuessLimits } from "../../testing/guess-limits";
 import { testLog } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
+import { securityEventKinds } from "../../testing/security-events";
 import { linkIn, withMailer } from "../../testing/smtp";
 import { withTestDatabase } from "../../testing/suite";
 import { type EmailDeps, followEmailLink, requestEmailChange, sendVerificationMail } from "./email";
@@ -41,14 +42,7 @@ async function accountRow(id: number) {
   return row as typeof schema.accounts.$inferSelect;
 }
 
-async function kinds(accountId: number): Promise<string[]> {
-  const rows = await testDb.db
-    .select({ kind: schema.securityEvents.kind })
-    .from(schema.securityEvents)
-    .where(eq(schema.securityEvents.accountId, accountId))
-    .orderBy(schema.securityEvents.id);
-  return rows.map((row) => row.kind);
-}
+const kinds = (accountId: number) => securityEventKinds(testDb.db, accountId);
 
 async function verifiedPerson(language: "en" | "ko" | null = null) {
   return createAccount(testDb.db, {

@@ -8,6 +8,7 @@ import { createAccount } from "../../testing/factories";
 import { withFreshGuessLimits } from "../../testing/guess-limits";
 import { testLog } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
+import { securityEventKinds } from "../../testing/security-events";
 import { linkIn, withMailer } from "../../testing/smtp";
 import { withTestDatabase } from "../../testing/suite";
 import { type RecoveryDeps, requestPasswordReset, resetLinkWorks, resetPassword } from "./recovery";
@@ -67,11 +68,7 @@ describe("forgot password", () => {
     for (const session of sessions) expect(await webSessionAccount(db, session.secret)).toBeNull();
     const [after] = await db.select().from(schema.accounts).where(eq(schema.accounts.id, account.id));
     expect(await verifyPassword("a brand new password", after?.passwordHash as string)).toBe(true);
-    const log = await db
-      .select({ kind: schema.securityEvents.kind })
-      .from(schema.securityEvents)
-      .where(eq(schema.securityEvents.accountId, account.id));
-    expect(log.map((event) => event.kind)).toEqual(["sign_in", "sign_in", "password_reset"]);
+    expect(await securityEventKinds(db, account.id)).toEqual(["sign_in", "sign_in", "password_reset"]);
 
     // The link works once.
     await expect(resetPassword(db, { token, new_password: "yet another password" })).rejects.toMatchObject({
@@ -146,11 +143,7 @@ describe("forgot password", () => {
         .filter((result): result is PromiseRejectedResult => result.status === "rejected")
         .map((result) => (result.reason as { code?: string }).code),
     ).toEqual(["reset_link_invalid", "reset_link_invalid"]);
-    const log = await db
-      .select({ kind: schema.securityEvents.kind })
-      .from(schema.securityEvents)
-      .where(eq(schema.securityEvents.accountId, account.id));
-    expect(log.map((event) => event.kind)).toEqual(["password_reset"]);
+    expect(await securityEventKinds(db, account.id)).toEqual(["password_reset"]);
   });
 
   it("is throttled in the shared store: per email (refused), per account (quietly no mail), under parallel requests", async () => {
