@@ -95,3 +95,18 @@ export function postgresCpuMs(): number {
   }
   return total;
 }
+
+/**
+ * Times one prepared statement as a long-running server runs it: 20 runs first, past PostgreSQL's first five custom
+ * plans (the generic plan), then `runs` more, measured. PostgreSQL's CPU time (all its processes) and the wall time
+ * per statement in ms, and the last run's answer.
+ */
+export async function timeStatement<T>(run: () => Promise<T>, runs: number) {
+  for (let i = 0; i < 20; i++) await run();
+  const cpu = postgresCpuMs();
+  const started = performance.now();
+  let last: T | undefined;
+  for (let i = 0; i < runs; i++) last = await run();
+  const wallMs = (performance.now() - started) / runs;
+  return { cpuMs: (postgresCpuMs() - cpu) / runs, wallMs, last };
+}

@@ -4,7 +4,7 @@ import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations } from "@shelf/db/server";
 import postgres from "postgres";
 import { loadBenchData } from "./data";
-import { postgresCpuMs } from "./harness";
+import { timeStatement } from "./harness";
 
 /**
  * The license check's state statement in two forms, each run alone on one connection, prepared (so on its generic
@@ -46,17 +46,10 @@ async function main() {
       }
       const answers = new Set<string>();
       for (const [name, text] of Object.entries(forms)) {
-        const run = () => sql.unsafe(text, params as never[], { prepare: true });
-        // Past PostgreSQL's first five custom plans: the generic plan, as in a long-running server.
-        for (let i = 0; i < 20; i++) await run();
-        const cpu = postgresCpuMs();
-        const started = performance.now();
-        let last: unknown;
-        for (let i = 0; i < RUNS; i++) [last] = await run();
-        const ms = performance.now() - started;
-        answers.add(JSON.stringify(last));
+        const timed = await timeStatement(() => sql.unsafe(text, params as never[], { prepare: true }), RUNS);
+        answers.add(JSON.stringify(timed.last?.[0]));
         console.log(
-          `${releases} releases, the version's key as ${name}: PostgreSQL CPU ${(((postgresCpuMs() - cpu) / RUNS) * 1000).toFixed(0)} µs, wall ${((ms / RUNS) * 1000).toFixed(0)} µs a statement`,
+          `${releases} releases, the version's key as ${name}: PostgreSQL CPU ${(timed.cpuMs * 1000).toFixed(0)} µs, wall ${(timed.wallMs * 1000).toFixed(0)} µs a statement`,
         );
       }
       if (answers.size !== 1) throw new Error(`The forms answer differently: ${[...answers].join("\n")}`);

@@ -20,7 +20,7 @@ import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations, startEmbeddedPostgres } from "@shelf/db/server";
 import postgres from "postgres";
 import { loadBenchData } from "./data";
-import { cpuMs, load, postgresCpuMs, startProcess } from "./harness";
+import { cpuMs, type LoadTarget, load, postgresCpuMs, startProcess } from "./harness";
 import { measureThroughProxy, type ProxyResult, renderProxyResults } from "./proxy";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -66,18 +66,12 @@ type Result = {
   p99Ratio?: number;
 };
 
-type Scenario = {
+/** A request shape under load (`nextBody`: a new body for every request, autocannon's setupRequest), named. */
+type Scenario = LoadTarget & {
   name: string;
   /** Scenarios of one group are compared with the group's baseline scenario. */
   group?: string;
   baseline?: boolean;
-  port: number;
-  path: string;
-  method?: "GET" | "POST";
-  headers?: Record<string, string>;
-  body?: string;
-  /** A new body for every request (autocannon's setupRequest), instead of `body` each time. */
-  nextBody?: () => string;
   expect: number;
   statements: number | null;
 };

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createDb } from "@shelf/db";
 import { databaseUrl, runMigrations } from "@shelf/db/server";
 import postgres from "postgres";
-import { postgresCpuMs } from "./harness";
+import { timeStatement } from "./harness";
 
 /**
  * The usage upload's statement in its candidate forms, each run alone on one connection against the same 200 days
@@ -79,14 +79,9 @@ async function main() {
         : [account?.id, null, key?.id, json];
       const run = () => sql.unsafe(text, params as never[], { prepare: true });
       const [first] = await run();
-      for (let i = 0; i < 20; i++) await run();
-      const cpu = postgresCpuMs();
-      const started = performance.now();
-      let last: unknown;
-      for (let i = 0; i < RUNS; i++) [last] = await run();
-      const ms = performance.now() - started;
+      const timed = await timeStatement(run, RUNS);
       console.log(
-        `${name}: PostgreSQL CPU ${((postgresCpuMs() - cpu) / RUNS).toFixed(2)} ms, wall ${(ms / RUNS).toFixed(2)} ms a statement; first answer ${JSON.stringify(first)}, later ${JSON.stringify(last)}`,
+        `${name}: PostgreSQL CPU ${timed.cpuMs.toFixed(2)} ms, wall ${timed.wallMs.toFixed(2)} ms a statement; first answer ${JSON.stringify(first)}, later ${JSON.stringify(timed.last?.[0])}`,
       );
     }
   } finally {

@@ -1,30 +1,17 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { accountAbilities, defaultAbilities, loadDeliveryFiles, readApiEnv, verifyPassword } from "@shelf/api";
 import { countDemoRows, loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { callerFor, createAccount, createKey, createProduct, createRelease } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_COMMAND, type CliResult, cliHarness, repoRoot } from "./cli-harness";
+import { describe, expect, it } from "vitest";
+import { ADMIN_COMMAND, type CliResult, repoRoot, withAdminCli } from "./cli-harness";
 
-let testDb: TestDatabase;
-let dataDir: string;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-admin-"));
-});
-afterAll(async () => {
-  await testDb.drop();
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
-
-const { admin, adminJson, expectFailure } = cliHarness(() => ({ databaseUrl: testDb.url, dataDir }));
+const cli = withAdminCli("shelf-admin-");
+const { testDb, admin, adminJson, expectFailure } = cli;
 
 const uniqueEmail = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}@example.test`;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -250,7 +237,7 @@ describe("release:yank", () => {
 describe("release:publish and asset:put", () => {
   it("publishes a file once per version with its measured sha256, and refuses mistakes before storing anything", async () => {
     const product = await createProduct(testDb.db);
-    const file = path.join(dataDir, "tool-2.0.0.zip");
+    const file = path.join(cli.dataDir, "tool-2.0.0.zip");
     const bytes = Buffer.from("a release file's bytes");
     await fs.writeFile(file, bytes);
     const published = await adminJson(
@@ -290,7 +277,7 @@ describe("release:publish and asset:put", () => {
 
   it("stores a content asset at a path, replaces it, and refuses traversal", async () => {
     const product = await createProduct(testDb.db);
-    const file = path.join(dataDir, "install.sh");
+    const file = path.join(cli.dataDir, "install.sh");
     await fs.writeFile(file, "#!/bin/sh\n");
     const first = await adminJson(
       "asset:put",
@@ -336,14 +323,14 @@ describe("signing:public-key", () => {
         [...ADMIN_COMMAND.slice(1), "signing:public-key", "--json"],
         {
           cwd: repoRoot,
-          env: { ...process.env, DATABASE_URL: "postgres://127.0.0.1:1/none", SHELF_DATA_DIR: dataDir },
+          env: { ...process.env, DATABASE_URL: "postgres://127.0.0.1:1/none", SHELF_DATA_DIR: cli.dataDir },
         },
         (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
       );
     });
     expect(offline.code, offline.stderr).toBe(0);
     expect(JSON.parse(offline.stdout)).toEqual(first);
-    const stored = JSON.parse(await fs.readFile(path.join(dataDir, "signing-keys.json"), "utf8"));
+    const stored = JSON.parse(await fs.readFile(path.join(cli.dataDir, "signing-keys.json"), "utf8"));
     expect(stored.keys.map((key: { kid: string }) => key.kid)).toEqual([first.kid]);
   });
 });
@@ -360,8 +347,8 @@ describe("demo", () => {
     expect(second.product_ids).toHaveLength(12);
     expect(second.prefix).toBe(second.key.slice(0, 14));
     expect(second.key).toBe(first.key);
-    const secret = await loadDemoSecret(dataDir);
-    const files = await loadDeliveryFiles(readApiEnv({} as NodeJS.ProcessEnv), dataDir);
+    const secret = await loadDemoSecret(cli.dataDir);
+    const files = await loadDeliveryFiles(readApiEnv({} as NodeJS.ProcessEnv), cli.dataDir);
     expect((await seedDemo(testDb.db, { brand: "shelf", secret, files })).key).toBe(first.key);
 
     const demoKeys = await testDb.db

@@ -1,8 +1,11 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordSecretsIn } from "@shelf/api/testing";
-import { expect } from "vitest";
+import { withTestDatabase } from "@shelf/api/testing/suite";
+import { afterAll, beforeAll, expect } from "vitest";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -63,4 +66,30 @@ export function cliHarness(where: () => { databaseUrl: string; dataDir: string; 
   }
 
   return { admin, adminJson, expectFailure };
+}
+
+/**
+ * The usual set-up of an operator CLI suite: the file's own database (withTestDatabase) and a data folder of its own
+ * (in the system's temporary folder, its name starting with `prefix`), removed after its tests, and the CLI on both.
+ */
+export function withAdminCli(prefix: string) {
+  const testDb = withTestDatabase();
+  let dataDir: string | undefined;
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  });
+  const folder = () => {
+    if (dataDir === undefined) throw new Error("the data folder is made in beforeAll: read it in a test");
+    return dataDir;
+  };
+  return {
+    testDb,
+    get dataDir() {
+      return folder();
+    },
+    ...cliHarness(() => ({ databaseUrl: testDb.url, dataDir: folder() })),
+  };
 }

@@ -1,6 +1,6 @@
 import type { ArtifactStore, SigningKeySource } from "@shelf/api";
 import type { Database } from "@shelf/db";
-import type { OptionValues } from "./args";
+import { type OptionValues, requiredInteger } from "./args";
 
 export type CommandContext = {
   db: Database;
@@ -36,3 +36,32 @@ export type Command = {
    */
   prepare: (values: OptionValues) => (context: CommandContext) => Promise<CommandOutput>;
 };
+
+/**
+ * A command that acts on one record named by its id (`--id ID`, a positive integer): `act` does it, and the record it
+ * returns is the JSON output and, through `describe`, the text. The synopsis stays written out at each command, where
+ * the documents' check (tooling/architecture/docs.test.ts) reads every command's options.
+ */
+export function byIdCommand<T extends Record<string, unknown>>(spec: {
+  name: string;
+  summary: string;
+  synopsis: "--id ID";
+  details?: string[];
+  act: (db: Database, id: number) => Promise<T>;
+  describe: (record: T) => string;
+}): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    synopsis: spec.synopsis,
+    details: spec.details,
+    options: { id: { type: "string" } },
+    prepare(values) {
+      const id = requiredInteger(values, "id", { min: 1 });
+      return async ({ db }) => {
+        const record = await spec.act(db, id);
+        return { json: record, text: spec.describe(record) };
+      };
+    },
+  };
+}

@@ -1,24 +1,8 @@
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { designDocs, resolveDesignToken } from "@shelf/api";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliHarness } from "./cli-harness";
+import { describe, expect, it } from "vitest";
+import { withAdminCli } from "./cli-harness";
 
-let testDb: TestDatabase;
-let dataDir: string;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-admin-design-"));
-});
-afterAll(async () => {
-  await testDb.drop();
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
-
-const { admin, adminJson, expectFailure } = cliHarness(() => ({ databaseUrl: testDb.url, dataDir }));
+const { testDb, admin, adminJson, expectFailure } = withAdminCli("shelf-admin-design-");
 
 describe("design-token commands", () => {
   it("create a token shown once with its roles, list it without the token, and revoke it", async () => {

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { accountAbilities, policyAdmin } from "@shelf/api";
+import { accountAbilities, defaultAbilities, policyAdmin } from "@shelf/api";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement } from "@shelf/api/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorOutput, LicenseCheckOutput } from "../src/output";
@@ -17,21 +17,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-const deviceAbilities = [
-  "products.read",
-  "device.entitlements",
-  "device.activate",
-  "device.install",
-  "device.usage",
-  "support.report",
-] as const;
-
 async function deviceUser(on: ShelfServer, entitlement: { accessExpiresAt?: Date } = {}, deviceLimit?: number) {
   const { account } = await createAccountWithKey(on.db, { abilities: [...accountAbilities] });
   const { key } = await createKey(on.db, account.id, {
     kind: "device",
     client: "shelf-cli",
-    abilities: [...deviceAbilities],
+    abilities: [...defaultAbilities.device],
   });
   const product = await createProduct(on.db, deviceLimit ? { deviceLimit } : {});
   await grantEntitlement(on.db, account.id, product.id, entitlement);

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { createRateLimiter } from "@shelf/api";
+import { createRateLimiter, defaultAbilities } from "@shelf/api";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement } from "@shelf/api/testing";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
@@ -34,21 +34,12 @@ afterAll(async () => {
   await strict?.close();
 });
 
-const deviceAbilities = [
-  "products.read",
-  "device.entitlements",
-  "device.activate",
-  "device.install",
-  "device.usage",
-  "support.report",
-] as const;
-
 async function deviceUser(on: ShelfServer) {
   const { account } = await createAccountWithKey(on.db);
   const { key, record } = await createKey(on.db, account.id, {
     kind: "device",
     client: "shelf-cli",
-    abilities: [...deviceAbilities],
+    abilities: [...defaultAbilities.device],
   });
   const product = await createProduct(on.db);
   await grantEntitlement(on.db, account.id, product.id);

@@ -8,7 +8,7 @@ import {
   requiredString,
   UsageError,
 } from "../args";
-import type { Command } from "../command";
+import { byIdCommand, type Command } from "../command";
 
 const money = (cents: number, currency: string) => `${cents} ${currency} (minor units)`;
 
@@ -56,22 +56,14 @@ export const orderCreate: Command = {
   },
 };
 
-export const orderRefund: Command = {
+export const orderRefund = byIdCommand({
   name: "order:refund",
   summary: "Refund an order: it is marked refunded and what it granted is revoked",
   synopsis: "--id ID",
-  options: { id: { type: "string" } },
-  prepare(values) {
-    const id = requiredInteger(values, "id", { min: 1 });
-    return async ({ db }) => {
-      const refunded = await orderAdmin.refundOrder(db, id);
-      return {
-        json: refunded,
-        text: `Refunded order ${refunded.number} at ${refunded.refunded_at}: ${refunded.revoked_entitlement_ids.length} entitlement(s) revoked.`,
-      };
-    };
-  },
-};
+  act: orderAdmin.refundOrder,
+  describe: (refunded) =>
+    `Refunded order ${refunded.number} at ${refunded.refunded_at}: ${refunded.revoked_entitlement_ids.length} entitlement(s) revoked.`,
+});
 
 export const invoiceCreate: Command = {
   name: "invoice:create",
@@ -200,20 +192,14 @@ export const subscriptionCancel: Command = {
   },
 };
 
-export const subscriptionResume: Command = {
+export const subscriptionResume = byIdCommand({
   name: "subscription:resume",
   summary: "Renew again a subscription cancelled at the end of its period",
   synopsis: "--id ID",
   details: ["Only while its period runs; one that ended is bought again."],
-  options: { id: { type: "string" } },
-  prepare(values) {
-    const id = requiredInteger(values, "id", { min: 1 });
-    return async ({ db }) => {
-      const resumed = await subscriptionAdmin.resumeSubscription(db, id);
-      return { json: resumed, text: `Subscription ${resumed.id} renews again on ${resumed.ends_at}.` };
-    };
-  },
-};
+  act: subscriptionAdmin.resumeSubscription,
+  describe: (resumed) => `Subscription ${resumed.id} renews again on ${resumed.ends_at}.`,
+});
 
 export const exchangeRateSet: Command = {
   name: "exchange-rate:set",

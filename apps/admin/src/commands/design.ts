@@ -9,7 +9,7 @@ import {
   requiredString,
   UsageError,
 } from "../args";
-import type { Command } from "../command";
+import { byIdCommand, type Command } from "../command";
 
 function roles(list: string[] | undefined): DesignRole[] {
   if (!list) throw new UsageError(`--roles is required: one or more of ${designRoles.join(", ")}.`);
@@ -77,19 +77,13 @@ export const designTokenList: Command = {
   },
 };
 
-export const designTokenRevoke: Command = {
+export const designTokenRevoke = byIdCommand({
   name: "design-token:revoke",
   summary: "Revoke a design agent token by id (refused from its next request on)",
   synopsis: "--id ID",
-  options: { id: { type: "string" } },
-  prepare(values) {
-    const id = requiredInteger(values, "id", { min: 1 });
-    return async ({ db }) => {
-      const record = await designTokens.revokeDesignToken(db, id);
-      return { json: record, text: `Revoked design token ${record.id} (${record.prefix}) at ${record.revoked_at}.` };
-    };
-  },
-};
+  act: designTokens.revokeDesignToken,
+  describe: (record) => `Revoked design token ${record.id} (${record.prefix}) at ${record.revoked_at}.`,
+});
 
 export const designDocList: Command = {
   name: "design-doc:list",

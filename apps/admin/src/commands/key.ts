@@ -5,11 +5,10 @@ import {
   optionalDate,
   optionalInteger,
   optionalString,
-  requiredInteger,
   requiredString,
   UsageError,
 } from "../args";
-import type { Command } from "../command";
+import { byIdCommand, type Command } from "../command";
 
 export const keyCreate: Command = {
   name: "key:create",
@@ -64,19 +63,11 @@ export const keyCreate: Command = {
   },
 };
 
-export const keyRevoke: Command = {
+export const keyRevoke = byIdCommand({
   name: "key:revoke",
   summary: "Revoke an API key by id",
   synopsis: "--id ID",
-  options: { id: { type: "string" } },
-  prepare(values) {
-    const id = requiredInteger(values, "id", { min: 1 });
-    return async ({ db }) => {
-      const record = await keys.revokeApiKeyById(db, id);
-      return {
-        json: record,
-        text: `Revoked key ${record.id} (${record.prefix}) of account ${record.account_id} at ${record.revoked_at}.`,
-      };
-    };
-  },
-};
+  act: keys.revokeApiKeyById,
+  describe: (record) =>
+    `Revoked key ${record.id} (${record.prefix}) of account ${record.account_id} at ${record.revoked_at}.`,
+});

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { loadSigningKeyring, productAdmin, publishing } from "@shelf/api";
 import { flag, optionalString, requiredInteger, requiredString, UsageError } from "../args";
-import type { Command } from "../command";
+import { byIdCommand, type Command } from "../command";
 import { openInputFile } from "../files";
 
 export const releasePublish: Command = {
@@ -62,22 +62,14 @@ export const releasePublish: Command = {
   },
 };
 
-export const releaseYank: Command = {
+export const releaseYank = byIdCommand({
   name: "release:yank",
   summary: "Withdraw a release (hidden from update checks, plans, feeds and lists; kept for the record)",
   synopsis: "--id ID",
-  options: { id: { type: "string" } },
-  prepare(values) {
-    const id = requiredInteger(values, "id", { min: 1 });
-    return async ({ db }) => {
-      const release = await productAdmin.yankRelease(db, id);
-      return {
-        json: release,
-        text: `Yanked release ${release.id} (${release.version}, ${release.channel}) of product ${release.product_id} at ${release.yanked_at}.`,
-      };
-    };
-  },
-};
+  act: productAdmin.yankRelease,
+  describe: (release) =>
+    `Yanked release ${release.id} (${release.version}, ${release.channel}) of product ${release.product_id} at ${release.yanked_at}.`,
+});
 
 export const assetPut: Command = {
   name: "asset:put",

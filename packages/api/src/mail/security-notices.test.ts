@@ -1,7 +1,6 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGuessLimits } from "../auth/guess-limits";
 import { hashSecret, randomSecret } from "../auth/key-secret";
 import { hashPassword } from "../auth/password";
@@ -11,24 +10,13 @@ import { createApiKey } from "../routers/keys/service";
 import { createAccount, createKey } from "../testing/factories";
 import { signedInCaller, TEST_BASE_URL, testLog } from "../testing/harness";
 import { recordSecret } from "../testing/secrets";
-import { type ReceivedMail, startTestSmtpServer, type TestSmtpServer } from "../testing/smtp";
-import { createMailer, type Mailer } from "./mailer";
+import { type ReceivedMail, withMailer } from "../testing/smtp";
+import { withTestDatabase } from "../testing/suite";
+import { createMailer } from "./mailer";
 import { deliverOutbox } from "./outbox";
 
-let testDb: TestDatabase;
-let smtp: TestSmtpServer;
-let mailer: Mailer;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  smtp = await startTestSmtpServer();
-  mailer = createMailer({ smtpUrl: smtp.url, outboxDir: "/nonexistent", from: "Shelf <no-reply@shelf.test>" });
-});
-afterAll(async () => {
-  mailer?.close();
-  await smtp?.close();
-  await testDb?.drop();
-});
+const testDb = withTestDatabase();
+const { smtp, mailer } = withMailer();
 
 const PASSWORD = "the first password";
 const deps = () => ({ mailer, baseUrl: TEST_BASE_URL, log: testLog });

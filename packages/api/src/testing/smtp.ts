@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll } from "vitest";
+import { createMailer, type Mailer } from "../mail/mailer";
 
 export type ReceivedMail = { to: string[]; from: string; subject: string; text: string; html: string };
 
@@ -76,6 +78,46 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
       }
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A test file's SMTP server (startTestSmtpServer) and a mailer sending through it, started before its tests and closed
+ * after them. Both read what beforeAll started when a test uses them, so a file can name them at its top level.
+ */
+export function withMailer(): { smtp: TestSmtpServer; mailer: Mailer } {
+  let server: TestSmtpServer | undefined;
+  let sender: Mailer | undefined;
+  beforeAll(async () => {
+    server = await startTestSmtpServer();
+    sender = createMailer({ smtpUrl: server.url, outboxDir: "/nonexistent", from: "Shelf <no-reply@shelf.test>" });
+  });
+  afterAll(async () => {
+    sender?.close();
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the SMTP server and mailer start in beforeAll: use them in a test");
+    return value;
+  };
+  return {
+    smtp: {
+      get url() {
+        return started(server).url;
+      },
+      get received() {
+        return started(server).received;
+      },
+      next: (to, timeoutMs) => started(server).next(to, timeoutMs),
+      close: () => started(server).close(),
+    },
+    mailer: {
+      send: (mail) => started(sender).send(mail),
+      get destination() {
+        return started(sender).destination;
+      },
+      close: () => started(sender).close(),
+    },
   };
 }
 

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import { check, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { identityId, timestampNow } from "./columns";
 
 export const accounts = pgTable(
   "accounts",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     email: text().notNull(),
     name: text(),
     passwordHash: text(),
@@ -24,10 +25,16 @@ export const accounts = pgTable(
      * tax law: `email` is then a unique placeholder at a non-routable domain, `name` and `passwordHash` are null.
      */
     deletedAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("accounts_email_lower_key").on(sql`lower(${t.email})`),
     check("accounts_language", sql`${t.language} IN ('en', 'ko')`),
   ],
 );
+
+/** The account a row belongs to (its `account_id`): deleting the account deletes the row. */
+export const belongsToAccount = () =>
+  integer()
+    .notNull()
+    .references(() => accounts.id, { onDelete: "cascade" });

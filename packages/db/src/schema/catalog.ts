@@ -9,9 +9,9 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { identityId, timestampNow } from "./columns";
 
 export type DeliveryStrategy = "agent-skill" | "vscode-vsix" | "macos-app" | "binary" | "managed-directory" | "manual";
 export type DeliveryTarget = "codex" | "claude-code" | "vscode" | "macos";
@@ -52,7 +52,7 @@ export type Manual = {
 };
 
 export const categories = pgTable("categories", {
-  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  id: identityId(),
   parentId: integer().references((): never => categories.id as never, { onDelete: "set null" }),
   name: text().notNull(),
   active: boolean().notNull().default(true),
@@ -60,7 +60,7 @@ export const categories = pgTable("categories", {
 });
 
 export const tags = pgTable("tags", {
-  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  id: identityId(),
   name: text().notNull(),
   type: text(),
   active: boolean().notNull().default(true),
@@ -70,13 +70,13 @@ export const tags = pgTable("tags", {
 export const lineages = pgTable(
   "lineages",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     slug: text().notNull(),
     name: text().notNull(),
     description: text(),
     active: boolean().notNull().default(true),
     position: integer().notNull().default(0),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [uniqueIndex("lineages_slug_key").on(t.slug)],
 );
@@ -84,7 +84,7 @@ export const lineages = pgTable(
 export const products = pgTable(
   "products",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     slug: text(),
     name: text().notNull(),
     kind: text().notNull().default("app"),
@@ -113,7 +113,7 @@ export const products = pgTable(
     /** Where the product is bought or renewed (the seller's store, a payment link): the pages' Buy and Renew. */
     purchaseUrl: text(),
     lineageId: integer().references(() => lineages.id, { onDelete: "set null" }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("products_slug_key").on(t.slug),
@@ -125,12 +125,16 @@ export const products = pgTable(
   ],
 );
 
+/** The product a row belongs to (its `product_id`): deleting the product deletes the row. */
+export const belongsToProduct = () =>
+  integer()
+    .notNull()
+    .references(() => products.id, { onDelete: "cascade" });
+
 export const productCategories = pgTable(
   "product_categories",
   {
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    productId: belongsToProduct(),
     categoryId: integer()
       .notNull()
       .references(() => categories.id, { onDelete: "cascade" }),
@@ -142,9 +146,7 @@ export const productCategories = pgTable(
 export const productTags = pgTable(
   "product_tags",
   {
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    productId: belongsToProduct(),
     tagId: integer()
       .notNull()
       .references(() => tags.id, { onDelete: "cascade" }),
@@ -156,10 +158,8 @@ export const productTags = pgTable(
 export const productSetupOutputs = pgTable(
   "product_setup_outputs",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    productId: belongsToProduct(),
     position: integer().notNull().default(0),
     title: text().notNull(),
     categoryLabel: text(),
@@ -174,10 +174,8 @@ export const productSetupOutputs = pgTable(
 export const productInstallAssets = pgTable(
   "product_install_assets",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    productId: belongsToProduct(),
     position: integer().notNull().default(0),
     platform: text().notNull(),
     label: text().notNull(),
@@ -195,17 +193,15 @@ export const productInstallAssets = pgTable(
 export const productContentAssets = pgTable(
   "product_content_assets",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    productId: belongsToProduct(),
     path: text().notNull(),
     storageKey: text().notNull(),
     sha256: text().notNull(),
     size: bigint({ mode: "number" }).notNull(),
     contentType: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("product_content_assets_product_path_key").on(t.productId, t.path),

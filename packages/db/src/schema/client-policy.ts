@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { check, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { check, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
-import { products } from "./catalog";
+import { belongsToProduct } from "./catalog";
+import { identityId, timestampNow } from "./columns";
 
 /**
  * The client policy every client fetches signed (`GET /api/client-config`): one row. `version` grows with every
@@ -15,7 +16,7 @@ export const clientPolicy = pgTable(
     ttlDays: integer().notNull().default(14),
     recheckHours: integer().notNull().default(24),
     version: integer().notNull().default(1),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     check("client_policy_single_row", sql`${t.id} = 1`),
@@ -31,10 +32,8 @@ export const clientPolicy = pgTable(
 export const clientPolicyRevocations = pgTable(
   "client_policy_revocations",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    productId: belongsToProduct(),
     /** The identifier the device reports (`device_id` of license checks). */
     deviceIdentifier: text().notNull(),
     /**
@@ -42,7 +41,7 @@ export const clientPolicyRevocations = pgTable(
      * license checks then say the account's owner blocked it, not the seller.
      */
     blockedByAccountId: integer().references(() => accounts.id, { onDelete: "set null" }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [uniqueIndex("client_policy_revocations_product_device_key").on(t.productId, t.deviceIdentifier)],
 );

@@ -9,6 +9,7 @@ import type {
   CollectRunStatus,
   CollectViewport,
 } from "../enums";
+import { identityId, timestampNow } from "./columns";
 import { designTokens } from "./design";
 
 /** What a replay did to the gallery, kept on the run for its status. */
@@ -26,7 +27,7 @@ export type ReplaySummary = {
 export const collectRuns = pgTable(
   "collect_runs",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     status: text().$type<CollectRunStatus>().notNull().default("open"),
     /** The apps it meant to walk; null: all of them. */
     apps: text().array().$type<CollectApp[]>(),
@@ -42,7 +43,7 @@ export const collectRuns = pgTable(
     accounts: jsonb().$type<{ found: boolean; reason: string | null }[]>(),
     buildVersions: text().array(),
     replay: jsonb().$type<ReplaySummary>(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     submittedAt: timestamp({ withTimezone: true }),
     finishedAt: timestamp({ withTimezone: true }),
   },
@@ -59,7 +60,7 @@ export const collectRuns = pgTable(
 export const collectAssets = pgTable(
   "collect_assets",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     runId: integer()
       .notNull()
       .references(() => collectRuns.id, { onDelete: "cascade" }),
@@ -69,7 +70,7 @@ export const collectAssets = pgTable(
     size: integer().notNull(),
     /** Where the artifact store keeps its bytes (the key the store chose). */
     objectKey: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("collect_assets_run_sha256_key").on(t.runId, t.sha256),
@@ -85,7 +86,7 @@ export const collectAssets = pgTable(
 export const collectCaptures = pgTable(
   "collect_captures",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     runId: integer()
       .notNull()
       .references(() => collectRuns.id, { onDelete: "cascade" }),
@@ -113,7 +114,7 @@ export const collectCaptures = pgTable(
     htmlKey: text(),
     /** The run's assets this page used, by SHA-256. */
     assets: text().array().notNull().default(sql`'{}'::text[]`),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("collect_captures_run_key").on(t.runId, t.key),

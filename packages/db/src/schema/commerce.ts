@@ -13,8 +13,9 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type { InvoiceStatus, OrderStatus, SubscriptionStatus } from "../enums";
-import { accounts } from "./accounts";
+import { accounts, belongsToAccount } from "./accounts";
 import { products } from "./catalog";
+import { identityId, timestampNow } from "./columns";
 
 /**
  * Money is integers in the currency's minor unit (`*_cents`: cents for USD, won for KRW, which has none) with a
@@ -29,16 +30,14 @@ export const invoiceNumbers = pgSequence("invoice_number_seq");
 export const paymentMethods = pgTable(
   "payment_methods",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     brand: text().notNull(),
     last4: text().notNull(),
     expMonth: integer().notNull(),
     expYear: integer().notNull(),
     isDefault: boolean().notNull().default(false),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     index().on(t.accountId),
@@ -51,7 +50,7 @@ export const paymentMethods = pgTable(
 export const orders = pgTable(
   "orders",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     // Sales records outlive the account (tax retention): deleting an account anonymises its row, and a DELETE of an
     // account that has orders or invoices is refused.
     accountId: integer()
@@ -77,7 +76,7 @@ export const orders = pgTable(
     refundedAt: timestamp({ withTimezone: true }),
     /** When the buyer asked to withdraw from it (a refund request); set once, by the first request. */
     withdrawalRequestedAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("orders_number_key").on(t.number),
@@ -98,7 +97,7 @@ export const orders = pgTable(
 export const orderItems = pgTable(
   "order_items",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     orderId: integer()
       .notNull()
       .references(() => orders.id, { onDelete: "cascade" }),
@@ -127,7 +126,7 @@ export const orderItems = pgTable(
 export const invoices = pgTable(
   "invoices",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     accountId: integer()
       .notNull()
       .references(() => accounts.id, { onDelete: "restrict" }),
@@ -139,7 +138,7 @@ export const invoices = pgTable(
     vatCents: integer(),
     orderId: integer().references(() => orders.id, { onDelete: "set null" }),
     subscriptionId: integer().references(() => subscriptions.id, { onDelete: "set null" }),
-    issuedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    issuedAt: timestampNow(),
     dueAt: timestamp({ withTimezone: true }),
     paidAt: timestamp({ withTimezone: true }),
   },
@@ -163,7 +162,7 @@ export const exchangeRates = pgTable("exchange_rates", {
   currency: text().primaryKey(),
   krwPerUnit: numeric({ precision: 18, scale: 6 }).notNull(),
   source: text().notNull(),
-  asOf: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  asOf: timestampNow(),
 });
 
 /**
@@ -174,10 +173,8 @@ export const exchangeRates = pgTable("exchange_rates", {
 export const subscriptions = pgTable(
   "subscriptions",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     productId: integer().references(() => products.id, { onDelete: "set null" }),
     isPass: boolean().notNull().default(false),
     status: text().$type<SubscriptionStatus>().notNull().default("active"),
@@ -186,7 +183,7 @@ export const subscriptions = pgTable(
     features: text().array().notNull().default(sql`'{}'::text[]`),
     /** Apps the pass opens, by bundle id or product slug; `*` for every app. */
     allowedApps: text().array().notNull().default(sql`'{}'::text[]`),
-    startsAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    startsAt: timestampNow(),
     endsAt: timestamp({ withTimezone: true }),
     graceDays: integer().notNull().default(0),
     cancelledAt: timestamp({ withTimezone: true }),
@@ -200,7 +197,7 @@ export const subscriptions = pgTable(
     paymentMethodId: integer().references((): AnyPgColumn => paymentMethods.id, { onDelete: "set null" }),
     offerCode: text(),
     offerName: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     index().on(t.accountId),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { DesignRole, DesignVerdict, DesignVersionStatus } from "../enums";
+import { identityId, sha256Lookup, timestampNow } from "./columns";
 
 /**
  * A bearer token for the design host's agents (contract 5.12), issued by an operator: not an account's, and never
@@ -9,7 +10,7 @@ import type { DesignRole, DesignVerdict, DesignVersionStatus } from "../enums";
 export const designTokens = pgTable(
   "design_tokens",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     name: text().notNull(),
     /** The first 14 characters of the plain token, shown in token lists. */
     prefix: text().notNull(),
@@ -19,11 +20,10 @@ export const designTokens = pgTable(
     expiresAt: timestamp({ withTimezone: true }),
     lastUsedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
-    uniqueIndex("design_tokens_hash_key").on(t.hash),
-    check("design_tokens_hash_hex", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
+    ...sha256Lookup("design_tokens_hash", t.hash),
     check(
       "design_tokens_roles",
       sql`cardinality(${t.roles}) > 0 AND ${t.roles} <@ ARRAY['collect', 'read', 'write', 'review']::text[]`,
@@ -35,12 +35,12 @@ export const designTokens = pgTable(
 export const designDocuments = pgTable(
   "design_documents",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     slug: text().notNull(),
     title: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     /** When its newest version was written, submitted or reviewed. */
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("design_documents_slug_key").on(t.slug),
@@ -55,7 +55,7 @@ export const designDocuments = pgTable(
 export const designDocumentVersions = pgTable(
   "design_document_versions",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     documentId: integer()
       .notNull()
       .references(() => designDocuments.id, { onDelete: "cascade" }),
@@ -64,7 +64,7 @@ export const designDocumentVersions = pgTable(
     status: text().$type<DesignVersionStatus>().notNull().default("draft"),
     authorTokenId: integer().references(() => designTokens.id, { onDelete: "set null" }),
     authorName: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     submittedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
@@ -83,7 +83,7 @@ export const designDocumentVersions = pgTable(
 export const designReviews = pgTable(
   "design_reviews",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     versionId: integer()
       .notNull()
       .references(() => designDocumentVersions.id, { onDelete: "cascade" }),
@@ -91,7 +91,7 @@ export const designReviews = pgTable(
     reason: text().notNull(),
     reviewerTokenId: integer().references(() => designTokens.id, { onDelete: "set null" }),
     reviewerName: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("design_reviews_version_key").on(t.versionId),

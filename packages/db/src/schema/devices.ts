@@ -11,17 +11,16 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { accounts } from "./accounts";
-import { products } from "./catalog";
+import { belongsToAccount } from "./accounts";
+import { belongsToProduct } from "./catalog";
+import { identityId, timestampNow } from "./columns";
 import { apiKeys } from "./keys";
 
 export const devices = pgTable(
   "devices",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     /** The identifier the client reports for the machine (`device_id` in license checks). */
     identifier: text().notNull(),
     name: text(),
@@ -30,7 +29,7 @@ export const devices = pgTable(
     lastSeenAt: timestamp({ withTimezone: true }),
     /** The app version of the device's last license check. */
     lastAppVersion: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [uniqueIndex("devices_account_identifier_key").on(t.accountId, t.identifier)],
 );
@@ -42,21 +41,17 @@ export const devices = pgTable(
 export const deviceActivations = pgTable(
   "device_activations",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
+    productId: belongsToProduct(),
     deviceId: integer()
       .notNull()
       .references(() => devices.id, { onDelete: "cascade" }),
     /** The key of the last license check for this seat: releasing a product key releases the seats it checked. */
     apiKeyId: integer().references(() => apiKeys.id, { onDelete: "set null" }),
     appVersion: text(),
-    activatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    lastCheckedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    activatedAt: timestampNow(),
+    lastCheckedAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("device_activations_account_product_device_key").on(t.accountId, t.productId, t.deviceId),
@@ -69,20 +64,16 @@ export const deviceActivations = pgTable(
 export const deviceInstalls = pgTable(
   "device_installs",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
+    productId: belongsToProduct(),
     apiKeyId: integer()
       .notNull()
       .references(() => apiKeys.id, { onDelete: "cascade" }),
     version: text().notNull(),
     bundleId: text(),
     installedAt: timestamp({ withTimezone: true }).notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("device_installs_report_key").on(t.apiKeyId, t.productId, t.version, t.installedAt),
@@ -94,12 +85,8 @@ export const deviceInstalls = pgTable(
 export const deviceUsage = pgTable(
   "device_usage",
   {
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    accountId: belongsToAccount(),
+    productId: belongsToProduct(),
     apiKeyId: integer()
       .notNull()
       .references(() => apiKeys.id, { onDelete: "cascade" }),
@@ -107,8 +94,8 @@ export const deviceUsage = pgTable(
     launches: integer().notNull(),
     /** Command name to count, as the client reported it. */
     commands: jsonb().$type<Record<string, number>>(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     primaryKey({ columns: [t.accountId, t.productId, t.apiKeyId, t.usageDate] }),
@@ -120,16 +107,12 @@ export const deviceUsage = pgTable(
 export const setupProgress = pgTable(
   "setup_progress",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
+    productId: belongsToProduct(),
     completedStepIndexes: integer().array().notNull().default(sql`'{}'::integer[]`),
     completedAt: timestamp({ withTimezone: true }),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestampNow(),
   },
   (t) => [
     uniqueIndex("setup_progress_account_product_key").on(t.accountId, t.productId),

@@ -11,17 +11,18 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type { GrantType } from "../enums";
-import { accounts } from "./accounts";
-import { products } from "./catalog";
+import { belongsToAccount } from "./accounts";
+import { belongsToProduct, products } from "./catalog";
+import { identityId, timestampNow } from "./columns";
 import { orderItems, orders, subscriptions } from "./commerce";
 
 export const bundles = pgTable(
   "bundles",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     slug: text().notNull(),
     name: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [uniqueIndex("bundles_slug_key").on(t.slug)],
 );
@@ -32,9 +33,7 @@ export const bundleProducts = pgTable(
     bundleId: integer()
       .notNull()
       .references(() => bundles.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    productId: belongsToProduct(),
   },
   (t) => [primaryKey({ columns: [t.bundleId, t.productId] }), index().on(t.productId)],
 );
@@ -44,13 +43,9 @@ export const bundleProducts = pgTable(
 export const entitlements = pgTable(
   "entitlements",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
+    productId: belongsToProduct(),
     sourceProductId: integer().references(() => products.id, { onDelete: "set null" }),
     bundleId: integer().references(() => bundles.id, { onDelete: "set null" }),
     /** The order (and its item) that granted it; refunding the order revokes it. */
@@ -62,7 +57,7 @@ export const entitlements = pgTable(
     sourceQuantity: integer().notNull().default(1),
     accessExpiresAt: timestamp({ withTimezone: true }),
     updatesSupportedUntil: timestamp({ withTimezone: true }),
-    grantedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    grantedAt: timestampNow(),
     revokedAt: timestamp({ withTimezone: true }),
   },
   (t) => [

@@ -56,6 +56,22 @@ import { collectCaptures, collectRuns } from "./collect";
 
 const STATUS_CHECK = sql`IN ('current', 'replaced', 'removed')`;
 
+/**
+ * What holds of every row that goes through the gallery's lifecycle (a screen, a flow): a known status; retired by a
+ * run exactly when no longer current; a successor only when replaced; a content hash in lowercase hex.
+ */
+function lifecycleChecks(
+  table: string,
+  t: { status: AnyPgColumn; retiredByRunId: AnyPgColumn; replacedById: AnyPgColumn; contentSha256: AnyPgColumn },
+) {
+  return [
+    check(`${table}_status`, sql`${t.status} ${STATUS_CHECK}`),
+    check(`${table}_retired`, sql`(${t.status} = 'current') = (${t.retiredByRunId} IS NULL)`),
+    check(`${table}_replaced_by`, sql`${t.replacedById} IS NULL OR ${t.status} = 'replaced'`),
+    check(`${table}_content_sha256`, sql`${t.contentSha256} ~ '^[0-9a-f]{64}$'`),
+  ];
+}
+
 /** One of the company's apps as collected: the collector's `meta.app`, else a name derived from the page's URL. */
 export const galleryApps = pgTable(
   "gallery_apps",
@@ -137,10 +153,7 @@ export const galleryScreens = pgTable(
     index("gallery_screens_search").using("gin", t.searchGrams).where(sql`${t.status} = 'current'`),
     index("gallery_screens_history").on(t.appId, t.page, t.runId),
     index("gallery_screens_replaced_by").on(t.replacedById),
-    check("gallery_screens_status", sql`${t.status} ${STATUS_CHECK}`),
-    check("gallery_screens_retired", sql`(${t.status} = 'current') = (${t.retiredByRunId} IS NULL)`),
-    check("gallery_screens_replaced_by", sql`${t.replacedById} IS NULL OR ${t.status} = 'replaced'`),
-    check("gallery_screens_content_sha256", sql`${t.contentSha256} ~ '^[0-9a-f]{64}$'`),
+    ...lifecycleChecks("gallery_screens", t),
   ],
 );
 
@@ -215,6 +228,14 @@ export const galleryTerms = pgTable(
   ],
 );
 
+/** A term its holder (a screen, an app) uses, and how many times (`uses`, positive). */
+const termUses = () => ({
+  termId: integer()
+    .notNull()
+    .references(() => galleryTerms.id),
+  uses: integer().notNull(),
+});
+
 /**
  * A screen's terms. `uses`: for meta terms, how many of its variants named the term; for fonts and colors, how many
  * declarations of the CSS its captures named use it (see design-gallery/styles.ts).
@@ -225,10 +246,7 @@ export const galleryScreenTerms = pgTable(
     screenId: integer()
       .notNull()
       .references(() => galleryScreens.id, { onDelete: "cascade" }),
-    termId: integer()
-      .notNull()
-      .references(() => galleryTerms.id),
-    uses: integer().notNull(),
+    ...termUses(),
   },
   (t) => [
     primaryKey({ columns: [t.screenId, t.termId] }),
@@ -244,10 +262,7 @@ export const galleryAppTerms = pgTable(
     appId: integer()
       .notNull()
       .references(() => galleryApps.id, { onDelete: "cascade" }),
-    termId: integer()
-      .notNull()
-      .references(() => galleryTerms.id),
-    uses: integer().notNull(),
+    ...termUses(),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.termId] }),
@@ -296,10 +311,7 @@ export const galleryFlows = pgTable(
       "gallery_flows_walk_state",
       sql`(${t.kind} = 'walk') = (${t.viewport} IS NOT NULL) AND (${t.viewport} IS NULL) = (${t.lang} IS NULL)`,
     ),
-    check("gallery_flows_status", sql`${t.status} ${STATUS_CHECK}`),
-    check("gallery_flows_retired", sql`(${t.status} = 'current') = (${t.retiredByRunId} IS NULL)`),
-    check("gallery_flows_replaced_by", sql`${t.replacedById} IS NULL OR ${t.status} = 'replaced'`),
-    check("gallery_flows_content_sha256", sql`${t.contentSha256} ~ '^[0-9a-f]{64}$'`),
+    ...lifecycleChecks("gallery_flows", t),
   ],
 );
 

@@ -1,16 +1,15 @@
 import { sql } from "drizzle-orm";
 import { type AnyPgColumn, check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { ApiKeyKind } from "../enums";
-import { accounts } from "./accounts";
+import { belongsToAccount } from "./accounts";
 import { products } from "./catalog";
+import { identityId, sha256Lookup, timestampNow } from "./columns";
 
 export const apiKeys = pgTable(
   "api_keys",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     productId: integer().references(() => products.id, { onDelete: "cascade" }),
     kind: text().$type<ApiKeyKind>().notNull().default("created"),
     name: text(),
@@ -28,7 +27,7 @@ export const apiKeys = pgTable(
     /** The client address of the last recorded use (written with `lastUsedAt`, or when the address changes). */
     lastUsedAddress: text(),
     revokedAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     /**
      * The one-time token of the key form that made this key: the unique index refuses a second key from the same
      * form (a double press, a resent post), however close together they arrive.
@@ -36,12 +35,11 @@ export const apiKeys = pgTable(
     formToken: text(),
   },
   (t) => [
-    uniqueIndex("api_keys_hash_key").on(t.hash),
+    ...sha256Lookup("api_keys_hash", t.hash),
     uniqueIndex("api_keys_form_token_key").on(t.accountId, t.formToken),
     index().on(t.accountId, t.productId),
     index().on(t.issuedByKeyId),
     check("api_keys_kind", sql`${t.kind} IN ('created', 'device')`),
-    check("api_keys_hash_hex", sql`${t.hash} ~ '^[0-9a-f]{64}$'`),
     check("api_keys_prefix_length", sql`char_length(${t.prefix}) = 14`),
   ],
 );

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { accounts } from "./accounts";
+import { check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { belongsToAccount } from "./accounts";
+import { identityId, timestampNow } from "./columns";
 
 /** What a queued mail says: a security notice (a row of the security log), or a withdrawal's confirmation. */
 export const outboxMailKinds = ["security_notice", "withdrawal_requested"] as const;
@@ -15,18 +16,16 @@ export type OutboxMailKind = (typeof outboxMailKinds)[number];
 export const mailOutbox = pgTable(
   "mail_outbox",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     kind: text().$type<OutboxMailKind>().notNull(),
     recipient: text().notNull(),
     language: text().notNull(),
     /** What the mail shows; never a secret. */
     data: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     attempts: integer().notNull().default(0),
-    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    nextAttemptAt: timestampNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     index().on(t.nextAttemptAt),

@@ -1,18 +1,14 @@
-import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { accounts } from "./accounts";
-import { products } from "./catalog";
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { belongsToAccount } from "./accounts";
+import { belongsToProduct } from "./catalog";
+import { identityId, sha256Lookup, timestampNow } from "./columns";
 
 export const mcpServers = pgTable(
   "mcp_servers",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
+    productId: belongsToProduct(),
     name: text().notNull(),
     enabled: boolean().notNull().default(true),
   },
@@ -22,13 +18,11 @@ export const mcpServers = pgTable(
 export const mcpTools = pgTable(
   "mcp_tools",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     mcpServerId: integer()
       .notNull()
       .references(() => mcpServers.id, { onDelete: "cascade" }),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    productId: belongsToProduct(),
     name: text().notNull(),
     enabled: boolean().notNull().default(true),
   },
@@ -43,25 +37,19 @@ export const mcpTools = pgTable(
 export const mcpSessions = pgTable(
   "mcp_sessions",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     /** SHA-256 of the session id, lowercase hex. */
     idHash: text().notNull(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: belongsToAccount(),
     credential: text().notNull(),
     /** The protocol revision agreed at initialize. */
     protocolVersion: text().notNull(),
     clientName: text(),
     clientVersion: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     /** Written at most once a minute while the session is used. */
-    lastSeenAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestampNow(),
     endedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [
-    uniqueIndex("mcp_sessions_id_hash_key").on(t.idHash),
-    index().on(t.accountId),
-    check("mcp_sessions_id_hash_hex", sql`${t.idHash} ~ '^[0-9a-f]{64}$'`),
-  ],
+  (t) => [...sha256Lookup("mcp_sessions_id_hash", t.idHash), index().on(t.accountId)],
 );

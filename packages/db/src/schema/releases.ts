@@ -1,28 +1,16 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  check,
-  index,
-  integer,
-  pgEnum,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { releaseChannels } from "../enums";
-import { products } from "./catalog";
+import { belongsToProduct } from "./catalog";
+import { identityId, timestampNow } from "./columns";
 
 export const releaseChannel = pgEnum("release_channel", releaseChannels);
 
 export const releases = pgTable(
   "releases",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    productId: integer()
-      .notNull()
-      .references(() => products.id, { onDelete: "cascade" }),
+    id: identityId(),
+    productId: belongsToProduct(),
     version: text().notNull(),
     build: text(),
     channel: releaseChannel().notNull().default("stable"),
@@ -46,7 +34,7 @@ export const releases = pgTable(
     platform: text(),
     /** Sparkle shows a critical update at once and will not let it be skipped. */
     critical: boolean().notNull().default(false),
-    releasedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    releasedAt: timestampNow(),
     /** Sorts in semver precedence under COLLATE "C" (migration 0003); null for a version that is not semver. */
     versionSort: text().generatedAlwaysAs(sql`shelf_semver_sort_key(version)`),
     /** Withdrawn: hidden from update checks, install plans, feeds and lists; the row stays for the record. */

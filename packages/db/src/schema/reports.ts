@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import type { ErrorType, SupportKind } from "../enums";
-import { accounts } from "./accounts";
+import { belongsToAccount } from "./accounts";
+import { identityId, timestampNow } from "./columns";
 
 /**
  * A crash or exception report an app sent without a key (`POST /api/error-reports`). Reports of the same error share a
@@ -10,7 +11,7 @@ import { accounts } from "./accounts";
 export const errorReports = pgTable(
   "error_reports",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     fingerprint: text().notNull(),
     appBundleId: text().notNull(),
     appVersion: text().notNull(),
@@ -20,7 +21,7 @@ export const errorReports = pgTable(
     errorMessage: text().notNull(),
     stackTrace: text(),
     context: jsonb().$type<Record<string, unknown>>(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     index().on(t.fingerprint, t.createdAt),
@@ -36,10 +37,8 @@ export const errorReports = pgTable(
 export const supportTickets = pgTable(
   "support_tickets",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     kind: text().$type<SupportKind>().notNull(),
     summary: text().notNull(),
     /** What makes two reports the same problem: kind, app bundle id and the summary, normalised, hashed. */
@@ -47,8 +46,8 @@ export const supportTickets = pgTable(
     appBundleId: text(),
     status: text().notNull().default("open"),
     reportCount: integer().notNull().default(1),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    lastReportedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
+    lastReportedAt: timestampNow(),
   },
   (t) => [
     index().on(t.accountId, t.dedupKey, t.lastReportedAt),
@@ -60,7 +59,7 @@ export const supportTickets = pgTable(
 export const supportReports = pgTable(
   "support_reports",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     ticketId: integer()
       .notNull()
       .references(() => supportTickets.id, { onDelete: "cascade" }),
@@ -75,7 +74,7 @@ export const supportReports = pgTable(
     bundleSize: bigint({ mode: "number" }),
     bundleSha256: text(),
     bundleFilename: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     index().on(t.ticketId),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { accounts } from "./accounts";
+import { check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { belongsToAccount } from "./accounts";
+import { identityId, sha256Lookup, timestampNow } from "./columns";
 
 /** What the security log records: each kind is written in the same transaction as the change it names. */
 export const securityEventKinds = [
@@ -29,15 +30,13 @@ export type SecurityEventKind = (typeof securityEventKinds)[number];
 export const securityEvents = pgTable(
   "security_events",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     kind: text().$type<SecurityEventKind>().notNull(),
     detail: jsonb().$type<Record<string, string | number | null>>().notNull().default({}),
     /** The client address the change came from, when it came through a request that has one. */
     address: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
   },
   (t) => [
     index("security_events_account_id_id_index").on(t.accountId, t.id),
@@ -56,20 +55,14 @@ export const securityEvents = pgTable(
 export const passwordResets = pgTable(
   "password_resets",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     tokenHash: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     usedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [
-    uniqueIndex("password_resets_token_hash_key").on(t.tokenHash),
-    index().on(t.accountId),
-    check("password_resets_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
-  ],
+  (t) => [...sha256Lookup("password_resets_token_hash", t.tokenHash), index().on(t.accountId)],
 );
 
 /** What an email link proves: the address of the account (sign-up), or a new address the account asked to move to. */
@@ -85,22 +78,19 @@ export type EmailLinkPurpose = (typeof emailLinkPurposes)[number];
 export const emailLinks = pgTable(
   "email_links",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     purpose: text().$type<EmailLinkPurpose>().notNull(),
     /** The address the link was mailed to, which following it verifies (or makes the account's). */
     email: text().notNull(),
     tokenHash: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     usedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
-    uniqueIndex("email_links_token_hash_key").on(t.tokenHash),
+    ...sha256Lookup("email_links_token_hash", t.tokenHash),
     index().on(t.accountId),
-    check("email_links_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
     check("email_links_purpose", sql`${t.purpose} IN ('verify', 'change')`),
   ],
 );

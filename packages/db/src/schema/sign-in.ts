@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import type { DeviceSignInStatus, OAuthClientRegistration } from "../enums";
-import { accounts } from "./accounts";
+import { accounts, belongsToAccount } from "./accounts";
+import { identityId, sha256Lookup, timestampNow } from "./columns";
 import { apiKeys } from "./keys";
 
 /**
@@ -12,23 +13,17 @@ import { apiKeys } from "./keys";
 export const webSessions = pgTable(
   "web_sessions",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     /** SHA-256 of the session id, lowercase hex. */
     tokenHash: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     /** Written at most every few minutes while the session is used. */
-    lastSeenAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestampNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     revokedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [
-    uniqueIndex("web_sessions_token_hash_key").on(t.tokenHash),
-    index().on(t.accountId),
-    check("web_sessions_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
-  ],
+  (t) => [...sha256Lookup("web_sessions_token_hash", t.tokenHash), index().on(t.accountId)],
 );
 
 /**
@@ -39,7 +34,7 @@ export const webSessions = pgTable(
 export const deviceSignIns = pgTable(
   "device_sign_ins",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     deviceCodeHash: text().notNull(),
     userCodeHash: text().notNull(),
     /** The registered client asking (`shelf-cli`, `shelf-desktop`): names it on the page, and owns the key. */
@@ -58,7 +53,7 @@ export const deviceSignIns = pgTable(
     apiKeyId: integer().references(() => apiKeys.id, { onDelete: "set null" }),
     /** The polling interval the client must keep; each `slow_down` adds 5 seconds (RFC 8628 3.5). */
     intervalSeconds: integer().notNull().default(5),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     lastPolledAt: timestamp({ withTimezone: true }),
     decidedAt: timestamp({ withTimezone: true }),
@@ -85,7 +80,7 @@ export const oauthClients = pgTable(
     registration: text().$type<OAuthClientRegistration>().notNull(),
     /** The client's home page, as it says (shown on the consent screen). */
     clientUri: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     /** A metadata document: when it was last fetched, and until when that copy may be used without fetching again. */
     fetchedAt: timestamp({ withTimezone: true }),
     freshUntil: timestamp({ withTimezone: true }),
@@ -100,17 +95,15 @@ export const oauthClients = pgTable(
 export const oauthGrants = pgTable(
   "oauth_grants",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    accountId: integer()
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    id: identityId(),
+    accountId: belongsToAccount(),
     clientId: text()
       .notNull()
       .references(() => oauthClients.id, { onDelete: "cascade" }),
     scopes: text().array().notNull(),
     /** The redirect URI the person approved; its host is what the connected-apps list shows. */
     redirectUri: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     lastUsedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
   },
@@ -127,7 +120,7 @@ export const oauthGrants = pgTable(
 export const oauthCodes = pgTable(
   "oauth_codes",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     codeHash: text().notNull(),
     grantId: integer()
       .notNull()
@@ -138,16 +131,12 @@ export const oauthCodes = pgTable(
     codeChallenge: text().notNull(),
     resource: text().notNull(),
     scopes: text().array().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     /** Set by the one exchange; a second exchange finds it set and revokes what the first issued. */
     usedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [
-    uniqueIndex("oauth_codes_code_hash_key").on(t.codeHash),
-    index().on(t.grantId),
-    check("oauth_codes_code_hash_hex", sql`${t.codeHash} ~ '^[0-9a-f]{64}$'`),
-  ],
+  (t) => [...sha256Lookup("oauth_codes_code_hash", t.codeHash), index().on(t.grantId)],
 );
 
 /**
@@ -158,7 +147,7 @@ export const oauthCodes = pgTable(
 export const oauthTokens = pgTable(
   "oauth_tokens",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: identityId(),
     tokenHash: text().notNull(),
     kind: text().$type<"access" | "refresh">().notNull(),
     grantId: integer()
@@ -168,7 +157,7 @@ export const oauthTokens = pgTable(
     codeId: integer().references(() => oauthCodes.id, { onDelete: "set null" }),
     scopes: text().array().notNull(),
     resource: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampNow(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     /**
      * A refresh token's first use: it was exchanged for new tokens then (a reuse in the grace keeps this time). An
@@ -184,10 +173,9 @@ export const oauthTokens = pgTable(
     revokedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
-    uniqueIndex("oauth_tokens_token_hash_key").on(t.tokenHash),
+    ...sha256Lookup("oauth_tokens_token_hash", t.tokenHash),
     index().on(t.grantId),
     index().on(t.codeId),
     check("oauth_tokens_kind", sql`${t.kind} IN ('access', 'refresh')`),
-    check("oauth_tokens_token_hash_hex", sql`${t.tokenHash} ~ '^[0-9a-f]{64}$'`),
   ],
 );

@@ -1,28 +1,21 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGuessLimits } from "../../auth/guess-limits";
 import { hashSecret, randomSecret } from "../../auth/key-secret";
 import { hashPassword } from "../../auth/password";
 import { startWebSession, webSessionAccount } from "../../auth/web-session";
 import { createAccount, createKey, createProduct } from "../../testing/factories";
-import { createApiClient, TEST_BASE_URL } from "../../testing/harness";
+import { TEST_BASE_URL } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
+import { withApiSuite } from "../../testing/suite";
 import { addPaymentMethod, createOrder } from "../orders/admin-service";
 import { createSubscription } from "../subscriptions/admin-service";
 import { deleteAccount } from "./deletion";
 import { findAccountByEmail, requireAccountByEmail, signUp } from "./service";
 import { checkCredentials } from "./sign-in";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb?.drop());
+const { testDb, request } = withApiSuite();
 
 const PASSWORD = "correct horse battery staple";
 const limits = () => createGuessLimits({ namespace: `deletion-${randomSecret().slice(0, 8)}` });

@@ -1,47 +1,31 @@
 import { randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuessLimits, type GuessLimits } from "../../auth/guess-limits";
+import { describe, expect, it } from "vitest";
+import type { GuessLimits } from "../../auth/guess-limits";
 import { hashSecret } from "../../auth/key-secret";
 import { hashPassword } from "../../auth/password";
 import { startWebSession, webSessionAccount } from "../../auth/web-session";
-import { createMailer, type Mailer } from "../../mail/mailer";
 import { createAccount } from "../../testing/factories";
+import { withFreshGuessLimits } from "../../testing/guess-limits";
 import { testLog } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
-import { linkIn, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp";
+import { securityEventKinds } from "../../testing/security-events";
+import { linkIn, withMailer } from "../../testing/smtp";
+import { withTestDatabase } from "../../testing/suite";
 import { type EmailDeps, followEmailLink, requestEmailChange, sendVerificationMail } from "./email";
 import { signUp } from "./service";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const BASE = "http://shelf.test";
 const PASSWORD = "correct horse battery staple";
 const LINK = `${BASE}/verify-email#`;
 
-let testDb: TestDatabase;
-let smtp: TestSmtpServer;
-let mailer: Mailer;
-const opened: GuessLimits[] = [];
+const testDb = withTestDatabase();
+const { smtp, mailer } = withMailer();
+const freshLimits = withFreshGuessLimits("email");
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  smtp = await startTestSmtpServer();
-  mailer = createMailer({ smtpUrl: smtp.url, outboxDir: "/nonexistent", from: "Shelf <no-reply@shelf.test>" });
-});
-afterAll(async () => {
-  mailer?.close();
-  await smtp?.close();
-  await Promise.all(opened.map((limits) => limits.close()));
-  await testDb?.drop();
-});
-
-/** Fresh limits in the shared store, so each test counts from zero. */
 async function deps(): Promise<EmailDeps & { signInLimits: GuessLimits["signIn"] }> {
-  const limits = createGuessLimits({ namespace: `email-${randomBytes(6).toString("hex")}`, redisUrl: REDIS_URL });
-  opened.push(limits);
-  expect(await limits.ready(5000)).toBe(true);
+  const limits = await freshLimits();
   return { limits: limits.recovery, signInLimits: limits.signIn, mailer, baseUrl: BASE, log: testLog };
 }
 
@@ -58,14 +42,7 @@ async function accountRow(id: number) {
   return row as typeof schema.accounts.$inferSelect;
 }
 
-async function kinds(accountId: number): Promise<string[]> {
-  const rows = await testDb.db
-    .select({ kind: schema.securityEvents.kind })
-    .from(schema.securityEvents)
-    .where(eq(schema.securityEvents.accountId, accountId))
-    .orderBy(schema.securityEvents.id);
-  return rows.map((row) => row.kind);
-}
+const kinds = (accountId: number) => securityEventKinds(testDb.db, accountId);
 
 async function verifiedPerson(language: "en" | "ko" | null = null) {
   return createAccount(testDb.db, {

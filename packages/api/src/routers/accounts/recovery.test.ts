@@ -1,43 +1,26 @@
 import { randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGuessLimits, type GuessLimits } from "../../auth/guess-limits";
+import { describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword } from "../../auth/password";
 import { startWebSession, webSessionAccount } from "../../auth/web-session";
-import { createMailer, type Mailer } from "../../mail/mailer";
 import { createAccount } from "../../testing/factories";
+import { withFreshGuessLimits } from "../../testing/guess-limits";
 import { testLog } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
-import { linkIn, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp";
+import { securityEventKinds } from "../../testing/security-events";
+import { linkIn, withMailer } from "../../testing/smtp";
+import { withTestDatabase } from "../../testing/suite";
 import { type RecoveryDeps, requestPasswordReset, resetLinkWorks, resetPassword } from "./recovery";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const BASE = "http://shelf.test";
 
-let testDb: TestDatabase;
-let smtp: TestSmtpServer;
-let mailer: Mailer;
-const opened: GuessLimits[] = [];
+const testDb = withTestDatabase();
+const { smtp, mailer } = withMailer();
+const freshLimits = withFreshGuessLimits("recovery");
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  smtp = await startTestSmtpServer();
-  mailer = createMailer({ smtpUrl: smtp.url, outboxDir: "/nonexistent", from: "Shelf <no-reply@shelf.test>" });
-});
-afterAll(async () => {
-  mailer?.close();
-  await smtp?.close();
-  await Promise.all(opened.map((limits) => limits.close()));
-  await testDb?.drop();
-});
-
-/** Fresh limits in the shared store (Redis, connected as the server waits for it), so each test counts from zero. */
 async function deps(): Promise<RecoveryDeps> {
-  const limits = createGuessLimits({ namespace: `recovery-${randomBytes(6).toString("hex")}`, redisUrl: REDIS_URL });
-  opened.push(limits);
-  expect(await limits.ready(5000)).toBe(true);
+  const limits = await freshLimits();
   return { limits: limits.recovery, mailer, baseUrl: BASE, log: testLog };
 }
 
@@ -85,11 +68,7 @@ describe("forgot password", () => {
     for (const session of sessions) expect(await webSessionAccount(db, session.secret)).toBeNull();
     const [after] = await db.select().from(schema.accounts).where(eq(schema.accounts.id, account.id));
     expect(await verifyPassword("a brand new password", after?.passwordHash as string)).toBe(true);
-    const log = await db
-      .select({ kind: schema.securityEvents.kind })
-      .from(schema.securityEvents)
-      .where(eq(schema.securityEvents.accountId, account.id));
-    expect(log.map((event) => event.kind)).toEqual(["sign_in", "sign_in", "password_reset"]);
+    expect(await securityEventKinds(db, account.id)).toEqual(["sign_in", "sign_in", "password_reset"]);
 
     // The link works once.
     await expect(resetPassword(db, { token, new_password: "yet another password" })).rejects.toMatchObject({
@@ -164,11 +143,7 @@ describe("forgot password", () => {
         .filter((result): result is PromiseRejectedResult => result.status === "rejected")
         .map((result) => (result.reason as { code?: string }).code),
     ).toEqual(["reset_link_invalid", "reset_link_invalid"]);
-    const log = await db
-      .select({ kind: schema.securityEvents.kind })
-      .from(schema.securityEvents)
-      .where(eq(schema.securityEvents.accountId, account.id));
-    expect(log.map((event) => event.kind)).toEqual(["password_reset"]);
+    expect(await securityEventKinds(db, account.id)).toEqual(["password_reset"]);
   });
 
   it("is throttled in the shared store: per email (refused), per account (quietly no mail), under parallel requests", async () => {

@@ -1,7 +1,5 @@
 import path from "node:path";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Delivery } from "../../delivery";
+import { describe, expect, it } from "vitest";
 import { rotateSigningKey } from "../../signing/keyring";
 import {
   createAccountWithKey,
@@ -15,19 +13,12 @@ import {
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
+import { withApiSuite } from "../../testing/suite";
 import { restoreDevice, revokeDevice, setPolicy } from "./admin-service";
 import { ClientConfigData } from "./schemas";
 
-let testDb: TestDatabase;
-let delivery: Delivery & { dir: string };
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  delivery = await createTestDelivery();
-  request = createApiClient(testDb.db, { delivery });
-});
-afterAll(() => testDb.drop());
+const suite = withApiSuite({ ownDelivery: true });
+const { testDb, request } = suite;
 
 const jwks = async (): Promise<Jwks> => (await request("/.well-known/jwks.json")).body;
 
@@ -45,7 +36,7 @@ describe("GET /api/client-config", () => {
       min_client_version: "0.0.0",
       revoked: [],
       policy: { ttl_days: 14, recheck_hours: 24 },
-      kid: delivery.keyring.active("jws").kid,
+      kid: suite.delivery.keyring.active("jws").kid,
     });
     expect(Date.now() - Date.parse(policy.signed_at)).toBeLessThan(60_000);
     const keys = await jwks();

@@ -1,26 +1,12 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGuessLimits } from "../../auth/guess-limits";
-import {
-  createAccount,
-  createAccountWithKey,
-  createApiClient,
-  createKey,
-  recordSecret,
-  signedInCaller,
-} from "../../testing";
+import { createAccount, createAccountWithKey, createKey, recordSecret, signedInCaller } from "../../testing";
+import { withApiSuite } from "../../testing/suite";
 import { DEVICE_CODE_GRANT_TYPE } from "./schemas";
 import { normalizeUserCode } from "./service";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 type Started = { device_code: string; user_code: string; interval: number; verification_uri: string };
 

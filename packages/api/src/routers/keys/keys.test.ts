@@ -1,27 +1,13 @@
 import { createHash } from "node:crypto";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DomainError } from "../../errors";
-import {
-  createAccount,
-  createApiClient,
-  createKey,
-  createProduct,
-  grantEntitlement,
-  recordSecret,
-} from "../../testing";
+import { createAccount, createKey, createProduct, grantEntitlement, recordSecret } from "../../testing";
+import { withApiSuite } from "../../testing/suite";
 import { createApiKey, revokeApiKey } from "./service";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase({ max: 20 });
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite({ database: { max: 20 } });
 
 async function liveKeys(accountId: number, productId: number | null) {
   return testDb.db

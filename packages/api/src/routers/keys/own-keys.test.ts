@@ -1,27 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createAccount,
-  createApiClient,
-  createKey,
-  createProduct,
-  grantEntitlement,
-  recordSecret,
-  signedInCaller,
-} from "../../testing";
+import { describe, expect, it } from "vitest";
+import { createAccount, createKey, createProduct, grantEntitlement, recordSecret, signedInCaller } from "../../testing";
 import { raceOnLock } from "../../testing/race";
+import { withApiSuite } from "../../testing/suite";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase({ max: 20 });
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite({ database: { max: 20 } });
 
 async function person() {
   const account = await createAccount(testDb.db);

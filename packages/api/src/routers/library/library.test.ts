@@ -1,11 +1,9 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   callerFor,
   createAccountWithKey,
-  createApiClient,
   createKey,
   createProduct,
   createRelease,
@@ -13,18 +11,12 @@ import {
   signedInCaller,
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
+import { withApiSuite } from "../../testing/suite";
 import { toDeliveryData, typeLabel } from "../products/format";
 import { LibraryApiData } from "./schemas";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
 let statements = 0;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase({ onQuery: () => statements++ });
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite({ database: { onQuery: () => statements++ } });
 
 const sha = "a".repeat(64);
 

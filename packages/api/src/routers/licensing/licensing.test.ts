@@ -1,9 +1,8 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createTestDatabase } from "@shelf/db/testing";
 import { and, eq, sql } from "drizzle-orm";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Delivery } from "../../delivery";
+import { describe, expect, it } from "vitest";
 import {
   createAccountWithKey,
   createApiClient,
@@ -15,21 +14,13 @@ import {
   verifyCompactJws,
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
-import { createTestDelivery } from "../../testing/delivery";
+import { withApiSuite } from "../../testing/suite";
 import { revokeDevice, setPolicy } from "../client-config/admin-service";
 import { updateProduct } from "../products/admin-service";
 import { LicenseCheckData, ProductLicenseData } from "./schemas";
 
-let testDb: TestDatabase;
-let delivery: Delivery;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  delivery = await createTestDelivery();
-  request = createApiClient(testDb.db, { delivery });
-});
-afterAll(() => testDb.drop());
+const suite = withApiSuite({ ownDelivery: true });
+const { testDb, request } = suite;
 
 const DAY_MS = 86_400_000;
 const deviceAbilities = ["products.read", "device.entitlements", "device.install", "device.usage"] as const;
@@ -97,7 +88,7 @@ describe("POST /api/license/check", () => {
     expect(verified?.header).toMatchObject({
       alg: "EdDSA",
       typ: "license+jwt",
-      kid: delivery.keyring.active("jws").kid,
+      kid: suite.delivery.keyring.active("jws").kid,
     });
     const claims = verified?.claims as Record<string, unknown>;
     expect(claims).toMatchObject({
@@ -310,7 +301,7 @@ describe("POST /api/license/check", () => {
     const policyDb = await createTestDatabase();
     try {
       await setPolicy(policyDb.db, { ttlDays: 2, recheckHours: 6 });
-      const policyRequest = createApiClient(policyDb.db, { delivery });
+      const policyRequest = createApiClient(policyDb.db, { delivery: suite.delivery });
       const { account, key: otherKey } = await createAccountWithKey(policyDb.db, { abilities: [...deviceAbilities] });
       const other = await createProduct(policyDb.db);
       await grantEntitlement(policyDb.db, account.id, other.id);

@@ -1,20 +1,13 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey, createApiClient } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
+import { withApiSuite } from "../../testing/suite";
 import { grantPass } from "../subscriptions/admin-service";
 import { PassCheckData } from "./schemas";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 describe("GET /api/v1/entitlements/pass-check", () => {
   it("answers the pass, its grace period and warning in Korean or English", async () => {

@@ -1,21 +1,14 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey, createApiClient, createKey, createProduct } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey, createKey, createProduct } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
+import { withApiSuite } from "../../testing/suite";
 import { setExchangeRate } from "../subscriptions/admin-service";
 import { addPaymentMethod, createInvoice, createOrder, refundOrder } from "./admin-service";
 import { InvoicesData, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 const DAY_MS = 86_400_000;
 const buyer = () => createAccountWithKey(testDb.db, { abilities: ["orders.read", "products.read", "device.install"] });

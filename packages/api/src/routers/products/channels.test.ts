@@ -1,21 +1,14 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq as sqlEq } from "drizzle-orm";
 import fc from "fast-check";
 import semver from "semver";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey, createApiClient, createProduct, createRelease, grantEntitlement } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey, createProduct, createRelease, grantEntitlement } from "../../testing";
+import { withApiSuite } from "../../testing/suite";
 import { yankRelease } from "./admin-service";
 import { visibleChannels } from "./channels";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 const sha = "c".repeat(64);
 

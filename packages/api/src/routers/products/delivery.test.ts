@@ -4,25 +4,15 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Delivery } from "../../delivery";
-import { createAccountWithKey, createApiClient, createProduct, grantEntitlement, TEST_BASE_URL } from "../../testing";
-import { createTestDelivery } from "../../testing/delivery";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL } from "../../testing";
+import { withApiSuite } from "../../testing/suite";
 import { yankRelease } from "./admin-service";
 import { publishRelease, putContentAsset } from "./publish";
 
-let testDb: TestDatabase;
-let delivery: Delivery & { dir: string };
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  delivery = await createTestDelivery();
-  request = createApiClient(testDb.db, { delivery });
-});
-afterAll(() => testDb.drop());
+const suite = withApiSuite({ ownDelivery: true });
+const { testDb, request } = suite;
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -34,7 +24,7 @@ async function publish(
   const bytes = options.bytes ?? randomBytes(1000 + Math.floor(Math.random() * 1000));
   const release = await publishRelease(
     testDb.db,
-    delivery,
+    suite.delivery,
     { productId, version, channel: options.channel, filename: `app-${version}.zip` },
     Readable.from([bytes]),
   );
@@ -204,7 +194,7 @@ describe("signed download links", () => {
       expect(response.status, name).toBe(403);
       expect(response.body, name).toEqual({ message: expect.any(String), error: "download_link_invalid" });
     }
-    const expiredLink = await delivery.links.link(
+    const expiredLink = await suite.delivery.links.link(
       { key: "artifacts/00/x", sha256: "a".repeat(64), size: 1, filename: "x.zip", contentType: "application/zip" },
       new Date(Date.now() - 601_000),
     );
@@ -218,8 +208,8 @@ describe("signed download links", () => {
     const { key, product } = await productOnEveryChannel();
     const plan = (await request(`/api/products/${product.id}/install`, { key })).body.data;
     const [, , , , token, filename] = new URL(plan.download_url).pathname.split("/") as string[];
-    const stale = await delivery.links.link(
-      { ...delivery.links.verify(token as string, decodeURIComponent(filename as string)) },
+    const stale = await suite.delivery.links.link(
+      { ...suite.delivery.links.verify(token as string, decodeURIComponent(filename as string)) },
       new Date(Date.now() - 601_000),
     );
     const navigate = { "sec-fetch-mode": "navigate", accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
@@ -271,10 +261,10 @@ describe("content assets", () => {
     const product = await createProduct(testDb.db);
     await grantEntitlement(testDb.db, account.id, product.id);
     const script = Buffer.from("#!/bin/sh\necho installed\n");
-    await putContentAsset(testDb.db, delivery.store, { productId: product.id, path: "install/mac os/setup.sh" }, [
+    await putContentAsset(testDb.db, suite.delivery.store, { productId: product.id, path: "install/mac os/setup.sh" }, [
       script,
     ]);
-    await putContentAsset(testDb.db, delivery.store, { productId: product.id, path: "README.md" }, [
+    await putContentAsset(testDb.db, suite.delivery.store, { productId: product.id, path: "README.md" }, [
       Buffer.from("# Read me"),
     ]);
     const list = await request(`/api/products/${product.id}/content-assets`, { key });
@@ -297,11 +287,11 @@ describe("content assets", () => {
 
   it("replaces an asset in place and removes the old file from the store", async () => {
     const product = await createProduct(testDb.db);
-    const first = await putContentAsset(testDb.db, delivery.store, { productId: product.id, path: "a.txt" }, [
+    const first = await putContentAsset(testDb.db, suite.delivery.store, { productId: product.id, path: "a.txt" }, [
       Buffer.from("one"),
     ]);
     const before = await storedObjects();
-    const second = await putContentAsset(testDb.db, delivery.store, { productId: product.id, path: "a.txt" }, [
+    const second = await putContentAsset(testDb.db, suite.delivery.store, { productId: product.id, path: "a.txt" }, [
       Buffer.from("two"),
     ]);
     expect(second).toMatchObject({ id: first.id, replaced: true, sha256: sha256(Buffer.from("two")) });
@@ -312,7 +302,9 @@ describe("content assets", () => {
     const { account, key } = await createAccountWithKey(testDb.db);
     const product = await createProduct(testDb.db);
     await grantEntitlement(testDb.db, account.id, product.id);
-    await putContentAsset(testDb.db, delivery.store, { productId: product.id, path: "docs/a.txt" }, [Buffer.from("a")]);
+    await putContentAsset(testDb.db, suite.delivery.store, { productId: product.id, path: "docs/a.txt" }, [
+      Buffer.from("a"),
+    ]);
     const attempts = [
       "docs/../docs/a.txt",
       "../../../../etc/passwd",
@@ -364,11 +356,18 @@ describe("publishing", () => {
       throw new Error("connection lost");
     }
     await expect(
-      publishRelease(testDb.db, delivery, { productId: product.id, version: "1.0.0", filename: "a.zip" }, failing()),
+      publishRelease(
+        testDb.db,
+        suite.delivery,
+        { productId: product.id, version: "1.0.0", filename: "a.zip" },
+        failing(),
+      ),
     ).rejects.toThrow("connection lost");
     for (const version of ["1.0", "v1.0.0", "1.0.0.0", "latest", ""]) {
       await expect(
-        publishRelease(testDb.db, delivery, { productId: product.id, version, filename: "a.zip" }, [Buffer.from("x")]),
+        publishRelease(testDb.db, suite.delivery, { productId: product.id, version, filename: "a.zip" }, [
+          Buffer.from("x"),
+        ]),
         version,
       ).rejects.toMatchObject({ errors: { version: expect.any(Array) } });
     }
@@ -379,13 +378,13 @@ describe("publishing", () => {
   it("signs each artifact with Ed25519 under the active key", async () => {
     const product = await createProduct(testDb.db);
     const release = await publish(product.id, "5.0.0");
-    expect(release.signing_kid).toBe(delivery.keyring.active("sparkle").kid);
+    expect(release.signing_kid).toBe(suite.delivery.keyring.active("sparkle").kid);
     const { verify } = await import("node:crypto");
     expect(
       verify(
         null,
         release.bytes,
-        delivery.keyring.active("sparkle").publicKey,
+        suite.delivery.keyring.active("sparkle").publicKey,
         Buffer.from(release.signature, "base64"),
       ),
     ).toBe(true);
@@ -395,7 +394,7 @@ describe("publishing", () => {
 
 /** Every object and partial upload in the test store's folder. */
 async function storedObjects(): Promise<string[]> {
-  const entries = await fs.readdir(path.join(delivery.dir, "artifacts"), { recursive: true });
+  const entries = await fs.readdir(path.join(suite.delivery.dir, "artifacts"), { recursive: true });
   return entries.filter((entry) => entry.endsWith(".part") || /[0-9a-f-]{36}$/.test(entry)).sort();
 }
 

@@ -1,9 +1,7 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createAccountWithKey,
-  createApiClient,
   createCategory,
   createKey,
   createProduct,
@@ -11,16 +9,10 @@ import {
   createTag,
   grantEntitlement,
 } from "../../testing";
+import { withApiSuite } from "../../testing/suite";
 import { ProductApiData, ProductDetailApiData, ProductReleaseData, ProductUpdateApiData } from "./schemas";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 const sha = "b".repeat(64);
 

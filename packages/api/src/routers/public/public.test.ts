@@ -3,30 +3,20 @@ import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { SetupError } from "@shelf/db/env";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
-import type { Delivery } from "../../delivery";
 import { readApiEnv } from "../../env";
 import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, createProduct, createRelease, TEST_BASE_URL, testLog } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
-import { createTestDelivery } from "../../testing/delivery";
+import { withApiSuite } from "../../testing/suite";
 import { publishRelease } from "../products/publish";
 import { createLineage } from "./admin-service";
 import { DEMO_DISCLOSURE, loadDisclosure } from "./disclosure";
 import { DownloadPipelineData, LineageData, LineagesData, PublicDisclosureData } from "./schemas";
 
-let testDb: TestDatabase;
-let delivery: Delivery;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  delivery = await createTestDelivery();
-  request = createApiClient(testDb.db, { delivery });
-});
-afterAll(() => testDb.drop());
+const suite = withApiSuite({ ownDelivery: true });
+const { testDb, request } = suite;
 
 const publish = (
   productId: number,
@@ -35,7 +25,7 @@ const publish = (
 ) =>
   publishRelease(
     testDb.db,
-    delivery,
+    suite.delivery,
     { productId, version, filename: `app-${version}.zip`, ...values },
     Readable.from([Buffer.from(version)]),
   );

@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
-import type { Delivery } from "../../delivery";
 import { createMailer } from "../../mail/mailer";
 import { deliverOutbox } from "../../mail/outbox";
 import { createRateLimiter } from "../../rate-limit";
@@ -18,23 +16,15 @@ import {
   testLog,
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
-import { createTestDelivery } from "../../testing/delivery";
 import { raceOnLock } from "../../testing/race";
 import { startTestSmtpServer } from "../../testing/smtp";
+import { withApiSuite } from "../../testing/suite";
 import { createOrder } from "../orders/admin-service";
 import { errorFingerprint, errorGroups } from "./crash-reports";
 import { ErrorReportData, MAX_BUNDLE_BYTES, SupportReportData } from "./schemas";
 
-let testDb: TestDatabase;
-let delivery: Delivery;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  delivery = await createTestDelivery();
-  request = createApiClient(testDb.db, { delivery });
-});
-afterAll(() => testDb.drop());
+const suite = withApiSuite({ ownDelivery: true });
+const { testDb, request } = suite;
 
 let address = 0;
 /** A client address of its own, so that each test starts with a fresh per-address limit. */
@@ -139,7 +129,7 @@ describe("POST /api/error-reports", () => {
       const edge = createAccountApiEdge({
         db: testDb.db,
         baseUrl: TEST_BASE_URL,
-        delivery,
+        delivery: suite.delivery,
         log: testLog,
         rateLimiter: createRateLimiter({ points: 1_000_000 }),
         routeLimiter: (name, perMinute) =>
@@ -294,7 +284,7 @@ describe("POST /api/support/reports", () => {
       .from(schema.supportReports)
       .where(eq(schema.supportReports.id, sent.body.report.id));
     const chunks: Buffer[] = [];
-    for await (const chunk of await delivery.store.open(stored?.bundleKey as string)) chunks.push(chunk);
+    for await (const chunk of await suite.delivery.store.open(stored?.bundleKey as string)) chunks.push(chunk);
     expect(Buffer.concat(chunks).equals(bundle)).toBe(true);
 
     const tooBig = new FormData();

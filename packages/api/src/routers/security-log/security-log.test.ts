@@ -9,6 +9,7 @@ import { approveAuthorization } from "../../oauth/authorize";
 import { registerClient } from "../../oauth/clients";
 import { createAccount, createProduct, grantEntitlement } from "../../testing/factories";
 import { signedInCaller, TEST_OAUTH_SETTINGS } from "../../testing/harness";
+import { securityEventKinds } from "../../testing/security-events";
 import { checkCredentials } from "../accounts/sign-in";
 import { revokeDevice } from "../client-config/admin-service";
 import { disconnectApp } from "../connected-apps/service";
@@ -29,14 +30,7 @@ async function newAccount() {
   return createAccount(testDb.db, { passwordHash: await hashPassword(PASSWORD) });
 }
 
-async function kinds(accountId: number): Promise<string[]> {
-  const rows = await testDb.db
-    .select({ kind: schema.securityEvents.kind })
-    .from(schema.securityEvents)
-    .where(eq(schema.securityEvents.accountId, accountId))
-    .orderBy(schema.securityEvents.id);
-  return rows.map((row) => row.kind);
-}
+const kinds = (accountId: number) => securityEventKinds(testDb.db, accountId);
 
 async function seatedDevice(accountId: number, productId: number, name: string) {
   const [device] = await testDb.db

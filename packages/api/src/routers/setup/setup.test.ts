@@ -1,18 +1,11 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey, createApiClient, createProduct, grantEntitlement } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey, createProduct, grantEntitlement } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
+import { withApiSuite } from "../../testing/suite";
 import { ProductSetupProgressData } from "../library/schemas";
 import { updateProduct } from "../products/admin-service";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 const manual = (steps: number) => ({
   summary: null,

@@ -1,21 +1,14 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey, createApiClient, createKey, createProduct, signedInCaller } from "../../testing";
+import { describe, expect, it } from "vitest";
+import { createAccountWithKey, createKey, createProduct, signedInCaller } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
+import { withApiSuite } from "../../testing/suite";
 import { addPaymentMethod } from "../orders/admin-service";
 import { cancelSubscription, createSubscription, resumeSubscription, setExchangeRate } from "./admin-service";
 import { SubscriptionsData } from "./schemas";
 
-let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  request = createApiClient(testDb.db);
-});
-afterAll(() => testDb.drop());
+const { testDb, request } = withApiSuite();
 
 const DAY_MS = 86_400_000;
 const subscriber = () =>
