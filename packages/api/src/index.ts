@@ -69,6 +69,7 @@ export * as recovery from "./routers/accounts/recovery";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
 export * as policyAdmin from "./routers/client-config/admin-service";
+export * as designCollectAdmin from "./routers/design-collect/admin-service";
 export { scheduleReplayResume } from "./routers/design-collect/resume";
 export * as designCollect from "./routers/design-collect/service";
 export * as designDocs from "./routers/design-docs/service";

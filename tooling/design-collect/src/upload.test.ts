@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
-import { designCollect, GALLERY_LOCK } from "@shelf/api";
+import { designCollect, designCollectAdmin, GALLERY_LOCK } from "@shelf/api";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { desc, eq } from "drizzle-orm";
@@ -392,7 +392,8 @@ describe("a saved run uploaded with the loader to the real design host", () => {
     host.proxy.setHook(async ({ path }) => {
       if (path.endsWith("/captures")) {
         const open = await newestRun();
-        if (open.status === "open") await designCollect.failRunAsOperator(testDb.db, open.id, "stuck: ended by ops");
+        if (open.status === "open")
+          await designCollectAdmin.failRunAsOperator(testDb.db, open.id, "stuck: ended by ops");
       }
     });
     const error = await uploadRunFolder(dir, { designUrl: host.url, token: host.token }).catch((e: unknown) => e);

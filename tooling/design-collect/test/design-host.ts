@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createDesignApiEdge, createRateLimiter, designCollect, designTokens } from "@shelf/api";
+import { createDesignApiEdge, createRateLimiter, designCollectAdmin, designTokens } from "@shelf/api";
 import { createEdgeServer } from "@shelf/api/edge";
 import { createTestDelivery, recordSecret, startDbProxy, TEST_BASE_URL, testLog } from "@shelf/api/testing";
 import { createDb, schema } from "@shelf/db";
@@ -97,5 +97,5 @@ export async function freeCollectionLock(testDb: TestDatabase): Promise<void> {
     .select({ id: schema.collectRuns.id })
     .from(schema.collectRuns)
     .where(eq(schema.collectRuns.status, "open"));
-  for (const { id } of open) await designCollect.failRunAsOperator(testDb.db, id, "freed by the test");
+  for (const { id } of open) await designCollectAdmin.failRunAsOperator(testDb.db, id, "freed by the test");
 }

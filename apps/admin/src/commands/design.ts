@@ -1,4 +1,4 @@
-import { designCollect, designDocs, designTokens } from "@shelf/api";
+import { designCollectAdmin, designDocs, designTokens } from "@shelf/api";
 import { type DesignRole, designRoles } from "@shelf/db/enums";
 import {
   optionalDate,
@@ -124,7 +124,7 @@ export const designRunList: Command = {
   prepare(values) {
     const limit = optionalInteger(values, "limit", { min: 1 }) ?? 50;
     return async ({ db }) => {
-      const runs = await designCollect.listRuns(db, { limit });
+      const runs = await designCollectAdmin.listRuns(db, { limit });
       const state = (run: (typeof runs)[number]) =>
         run.status === "open"
           ? `open, lease until ${run.lease_expires_at}`
@@ -156,7 +156,7 @@ export const designRunFail: Command = {
     const reason = optionalString(values, "reason")?.trim() || undefined;
     if (reason && reason.length > 2000) throw new UsageError("--reason must be at most 2000 characters.");
     return async ({ db }) => {
-      const run = await designCollect.failRunAsOperator(db, id, reason);
+      const run = await designCollectAdmin.failRunAsOperator(db, id, reason);
       return {
         json: { run },
         text: `Ended collect run ${run.id} (opened by ${run.opener}) as failed: ${run.error}. The collection lock is free.`,

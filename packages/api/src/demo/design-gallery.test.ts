@@ -7,7 +7,9 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../delivery";
 import { GALLERY_LOCK } from "../design-gallery/replay";
-import { failRunAsOperator, openRun, SUBMIT_WAIT_MS } from "../routers/design-collect/service";
+import { failRunAsOperator } from "../routers/design-collect/admin-service";
+import { openRun } from "../routers/design-collect/service";
+import { SUBMIT_WAIT_MS } from "../routers/design-collect/submit";
 import { createTestDelivery } from "../testing/delivery";
 import { DEMO_COLLECTOR, DEMO_RUN_DIR, seedDemoGallery } from "./design-gallery";
 

@@ -7,14 +7,8 @@ import { captureImageTypes, captureOutcomes, collectApps, collectLangs, collectV
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError } from "../errors";
-import {
-  type CollectAgent,
-  failRun,
-  openRun,
-  putAsset,
-  putCapture,
-  submitRun,
-} from "../routers/design-collect/service";
+import { type CollectAgent, failRun, openRun, putAsset, putCapture } from "../routers/design-collect/service";
+import { submitRun } from "../routers/design-collect/submit";
 import { CaptureMeta } from "../schemas/capture-meta";
 import type { ArtifactStore } from "../storage/store";
 

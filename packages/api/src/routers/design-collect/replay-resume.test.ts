@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import { GALLERY_LOCK } from "../../design-gallery/replay";
 import { createTestDelivery } from "../../testing/delivery";
-import { openRun, putCapture, readRun, resumeStaleReplays, submitRun } from "./service";
+import { openRun, putCapture, readRun } from "./service";
+import { resumeStaleReplays, submitRun } from "./submit";
 import { handMadePng } from "./test-images";
 
 /** Submit answers without waiting past its bound for a long replay, and a replay whose process stopped is resumed. */

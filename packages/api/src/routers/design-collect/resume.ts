@@ -2,7 +2,7 @@ import type { Database } from "@shelf/db";
 import type { Logger } from "../../log";
 import { type Periodic, schedulePeriodic } from "../../periodic";
 import type { ArtifactStore } from "../../storage/store";
-import { resumeStaleReplays } from "./service";
+import { resumeStaleReplays } from "./submit";
 
 /**
  * Resumes orphaned replays (`resumeStaleReplays`) soon after start and then every `intervalMs`, from any instance of

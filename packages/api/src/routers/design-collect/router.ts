@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { deliveryOf } from "../../context";
 import { designProcedure } from "../../procedures";
 import { router } from "../../trpc";
+import { failRunAsOperator } from "./admin-service";
 import {
   AssetAnswer,
   AssetInput,
@@ -18,16 +19,8 @@ import {
   RunParam,
   SubmitRunInput,
 } from "./schemas";
-import {
-  type CollectAgent,
-  failRun,
-  failRunAsOperator,
-  openRun,
-  putAsset,
-  putCapture,
-  readRun,
-  submitRun,
-} from "./service";
+import { type CollectAgent, failRun, openRun, putAsset, putCapture, readRun } from "./service";
+import { submitRun } from "./submit";
 
 const tags = ["collect runs"];
 

@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
 import { type Database, type Executor, schema } from "@shelf/db";
 import type { CaptureOutcome, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
-import { and, asc, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { appOf } from "../../design-gallery/pages";
 import { previewReplay } from "../../design-gallery/preview";
-import { replayRun } from "../../design-gallery/replay";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
-import { type Logger, safeError } from "../../log";
 import { type CaptureMeta, COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
 import { isoOrNull } from "../../schemas/common";
 import type { ArtifactStore, StoredObject } from "../../storage/store";
@@ -18,7 +16,6 @@ import {
   type CollectRunData,
   DEFAULT_COLLECT_LEASE_SECONDS,
   type OpenRunInput,
-  type SubmitRunInput,
 } from "./schemas";
 
 const { collectRuns, collectAssets, collectCaptures } = schema;
@@ -49,11 +46,11 @@ const countCaptures = sql<number>`(select count(*) from collect_captures c where
 const countAssets = sql<number>`(select count(*) from collect_assets a where a.run_id = collect_runs.id)::int`;
 
 /** A run's row with how many captures and assets it holds. */
-function runsWithCounts(db: Executor) {
+export function runsWithCounts(db: Executor) {
   return db.select({ run: collectRuns, captures: countCaptures, assets: countAssets }).from(collectRuns);
 }
 
-function runData({ run, captures, assets }: { run: RunRow; captures: number; assets: number }): CollectRunData {
+export function runData({ run, captures, assets }: { run: RunRow; captures: number; assets: number }): CollectRunData {
   return {
     id: run.id,
     status: run.status,
@@ -113,10 +110,10 @@ function captureData(row: CaptureRow): CollectCaptureData {
   };
 }
 
-const visibleTo = (agent: CollectAgent, runId: number) =>
+export const visibleTo = (agent: CollectAgent, runId: number) =>
   and(eq(collectRuns.id, runId), eq(collectRuns.openerName, agent.name));
 
-const notFound = (runId: number) => new DomainError("not_found", `No collect run ${runId}.`);
+export const notFound = (runId: number) => new DomainError("not_found", `No collect run ${runId}.`);
 
 /** The run as its opener's family sees it; any other token gets 404, exactly as for a run that does not exist. */
 /** A run's status; while it is open, with what submitting it would do to the gallery now. */
@@ -128,7 +125,7 @@ export async function readRun(db: Executor, agent: CollectAgent, runId: number):
 }
 
 /** Why a run takes nothing more: 404 when the agent cannot see it, else 409 naming its status. */
-async function refuseClosed(db: Executor, agent: CollectAgent, runId: number): Promise<never> {
+export async function refuseClosed(db: Executor, agent: CollectAgent, runId: number): Promise<never> {
   const [run] = await db.select({ status: collectRuns.status }).from(collectRuns).where(visibleTo(agent, runId));
   if (!run) throw notFound(runId);
   throw new DomainError(
@@ -473,125 +470,4 @@ export async function failRun(
     .returning({ id: collectRuns.id });
   if (!ended) await refuseClosed(db, agent, runId);
   return readRun(db, agent, runId);
-}
-
-/** What a replay that failed without saying why leaves on the run. */
-const REPLAY_FAILED = "the replay failed (the server logged why); the gallery is unchanged";
-
-/** How long submit waits for its replay before answering with the run still `replaying` (the replay goes on). */
-export const SUBMIT_WAIT_MS = 3000;
-
-/**
- * `POST .../runs/{run}/submit`: freezes the run (submitted: it takes no more uploads), which frees the collection
- * lock, records what the collector reports (accounts found, build versions), then replays it into the gallery. The
- * answer is the run after its replay (`replayed` with what it added, changed and removed, or `failed` with the
- * replay's error) when the replay ends within `waitMs` (Infinity: whenever it ends); else the run `replaying`, which
- * its status then follows. A replay cut off by a stopped process is resumed by `resumeStaleReplays`.
- */
-export async function submitRun(
-  db: Database,
-  store: ArtifactStore,
-  agent: CollectAgent,
-  input: SubmitRunInput,
-  options: { log?: Logger; waitMs?: number } = {},
-): Promise<CollectRunData> {
-  const [frozen] = await db
-    .update(collectRuns)
-    .set({
-      status: "submitted",
-      submittedAt: sql`now()`,
-      accounts: input.accounts?.map((account) => ({ found: account.found, reason: account.reason ?? null })) ?? null,
-      buildVersions: input.build_versions ?? null,
-    })
-    .where(and(visibleTo(agent, input.run), eq(collectRuns.status, "open")))
-    .returning({ id: collectRuns.id });
-  if (!frozen) await refuseClosed(db, agent, input.run);
-  const replay = settleReplay(db, store, input.run, options.log);
-  const waitMs = options.waitMs ?? SUBMIT_WAIT_MS;
-  // setTimeout would fire at once for Infinity (it takes at most 2^31 - 1 ms).
-  if (waitMs === Number.POSITIVE_INFINITY) await replay;
-  else {
-    let waited: NodeJS.Timeout | undefined;
-    await Promise.race([
-      replay,
-      new Promise((resolve) => {
-        waited = setTimeout(resolve, waitMs);
-      }),
-    ]);
-    clearTimeout(waited);
-  }
-  return readRun(db, agent, input.run);
-}
-
-/** Replays a submitted run; a failure ends the run `failed` with its reason (never thrown: it may run unawaited). */
-async function settleReplay(db: Database, store: ArtifactStore, runId: number, log?: Logger): Promise<void> {
-  try {
-    await replayRun(db, runId, { store, log });
-  } catch (error) {
-    log?.error({ err: safeError(error), runId }, "collect run replay failed");
-    const message = error instanceof DomainError || error instanceof ValidationError ? error.message : REPLAY_FAILED;
-    // The replay may have recorded its own error already: that one is kept.
-    await db
-      .update(collectRuns)
-      .set({
-        status: "failed",
-        error: sql`coalesce(${collectRuns.error}, ${message})`,
-        finishedAt: sql`coalesce(${collectRuns.finishedAt}, now())`,
-      })
-      .where(and(eq(collectRuns.id, runId), inArray(collectRuns.status, ["submitted", "replaying"])))
-      .catch((marking: unknown) => log?.error({ err: safeError(marking), runId }, "could not mark the run failed"));
-  }
-}
-
-/**
- * Replays, oldest first, the runs submitted more than `staleSeconds` ago whose replay never ended (the process that
- * ran it stopped): a replay takes seconds, so such a run is orphaned. Replaying is safe to repeat (the run's rows are
- * undone and written again under the gallery's lock), so two instances resuming the same run only repeat work.
- */
-export async function resumeStaleReplays(
-  db: Database,
-  store: ArtifactStore,
-  options: { staleSeconds?: number; log?: Logger } = {},
-): Promise<number[]> {
-  const stale = await db
-    .select({ id: collectRuns.id })
-    .from(collectRuns)
-    .where(
-      and(
-        inArray(collectRuns.status, ["submitted", "replaying"]),
-        lte(collectRuns.submittedAt, sql`now() - make_interval(secs => ${options.staleSeconds ?? 600})`),
-      ),
-    )
-    .orderBy(asc(collectRuns.id));
-  for (const { id } of stale) {
-    options.log?.warn({ runId: id }, "resuming a collect run's replay that never ended");
-    await settleReplay(db, store, id, options.log);
-  }
-  return stale.map((run) => run.id);
-}
-
-/** Operators (`design-run:list`): the newest runs first, of every opener, with their counts. */
-export async function listRuns(db: Executor, options: { limit?: number } = {}): Promise<CollectRunData[]> {
-  const rows = await runsWithCounts(db)
-    .orderBy(desc(collectRuns.id))
-    .limit(options.limit ?? 50);
-  return rows.map(runData);
-}
-
-/**
- * Operators (`design-run:fail`): ends an open run failed, whoever opened it, freeing a stuck collection lock at once
- * rather than at the end of its lease. A run that is not open is 409, one that does not exist 404.
- */
-export async function failRunAsOperator(db: Executor, runId: number, reason?: string | null): Promise<CollectRunData> {
-  const [ended] = await db
-    .update(collectRuns)
-    .set({ status: "failed", error: reason || "ended by an operator", finishedAt: sql`now()` })
-    .where(and(eq(collectRuns.id, runId), eq(collectRuns.status, "open")))
-    .returning({ id: collectRuns.id });
-  const [row] = await runsWithCounts(db).where(eq(collectRuns.id, runId));
-  if (!row) throw notFound(runId);
-  if (!ended) {
-    throw new DomainError("run_not_open", `Collect run ${runId} is ${row.run.status}, not open: nothing to end.`);
-  }
-  return runData(row);
 }
