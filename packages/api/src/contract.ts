@@ -22,4 +22,5 @@ export * from "./routers/setup/schemas";
 export * from "./routers/subscriptions/schemas";
 export * from "./schemas/capture-meta";
 export * from "./schemas/common";
+export * from "./schemas/product-delivery";
 export * from "./schemas/upload";

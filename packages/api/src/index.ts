@@ -24,6 +24,7 @@ export {
   type WebSessionAccount,
   webSessionAccount,
 } from "./auth/web-session";
+export { typeLabels } from "./catalog/delivery-data";
 export { type Context, createContext } from "./context";
 export { loadDataFolderSecret } from "./data-secret";
 export {
@@ -83,7 +84,6 @@ export { LICENSE_STATE_SQL } from "./routers/licensing/service";
 export * as orderAdmin from "./routers/orders/admin-service";
 export { invoicePdf } from "./routers/orders/invoice-pdf";
 export * as productAdmin from "./routers/products/admin-service";
-export { typeLabels } from "./routers/products/format";
 export * as publishing from "./routers/products/publish";
 export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";

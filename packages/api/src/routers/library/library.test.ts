@@ -2,6 +2,7 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toDeliveryData, typeLabel } from "../../catalog/delivery-data";
 import {
   callerFor,
   createAccountWithKey,
@@ -13,7 +14,6 @@ import {
   signedInCaller,
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
-import { toDeliveryData, typeLabel } from "../products/format";
 import { LibraryApiData } from "./schemas";
 
 let testDb: TestDatabase;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DateTime } from "../../schemas/common";
-import { ProductDeliveryData, ProductManualData } from "../products/schemas";
+import { ProductDeliveryData, ProductManualData } from "../../schemas/product-delivery";
 
 export const ProductSetupProgressData = z
   .object({

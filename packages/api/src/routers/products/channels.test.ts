@@ -4,9 +4,9 @@ import { and, eq as sqlEq } from "drizzle-orm";
 import fc from "fast-check";
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { visibleChannels } from "../../catalog/channels";
 import { createAccountWithKey, createApiClient, createProduct, createRelease, grantEntitlement } from "../../testing";
 import { yankRelease } from "./admin-service";
-import { visibleChannels } from "./channels";
 
 let testDb: TestDatabase;
 let request: ReturnType<typeof createApiClient>;
