@@ -1,6 +1,7 @@
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restoreDevice, revokeDevice, setPolicy } from "../../client-policy";
 import type { Delivery } from "../../delivery";
 import { rotateSigningKey } from "../../signing/keyring";
 import {
@@ -15,7 +16,6 @@ import {
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
-import { restoreDevice, revokeDevice, setPolicy } from "./admin-service";
 import { ClientConfigData } from "./schemas";
 
 let testDb: TestDatabase;

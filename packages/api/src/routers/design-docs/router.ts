@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
+import { createDesignToken } from "../../auth/design-token-admin";
 import { designProcedure } from "../../procedures";
 import { router } from "../../trpc";
-import { createDesignToken } from "../design-tokens/admin-service";
 import {
   DocumentAnswer,
   DocumentSlug,

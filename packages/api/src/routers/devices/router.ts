@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Caller } from "../../auth/caller";
+import { createApiKey } from "../../auth/key-issuing";
 import { DomainError } from "../../errors";
 import { accountProcedure, sessionProcedure } from "../../procedures";
 import { type ExampleContext, router } from "../../trpc";
-import { createApiKey } from "../keys/service";
 import { createSubscription } from "../subscriptions/admin-service";
 import { blockDevice, deactivateDevice, listDevices, unblockDevice } from "./admin-service";
 import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./examples";

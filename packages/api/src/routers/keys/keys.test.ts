@@ -3,6 +3,7 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, revokeApiKey } from "../../auth/key-issuing";
 import { DomainError } from "../../errors";
 import {
   createAccount,
@@ -12,7 +13,6 @@ import {
   grantEntitlement,
   recordSecret,
 } from "../../testing";
-import { createApiKey, revokeApiKey } from "./service";
 
 let testDb: TestDatabase;
 let request: ReturnType<typeof createApiClient>;

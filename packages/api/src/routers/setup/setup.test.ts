@@ -1,8 +1,8 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProductSetupProgressData } from "../../schemas/setup-progress";
 import { createAccountWithKey, createApiClient, createProduct, grantEntitlement } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
-import { ProductSetupProgressData } from "../library/schemas";
 import { updateProduct } from "../products/admin-service";
 
 let testDb: TestDatabase;
