@@ -24,6 +24,7 @@ export * from "./schemas/api-key";
 export * from "./schemas/capture-meta";
 export * from "./schemas/client-policy";
 export * from "./schemas/common";
+export * from "./schemas/order";
 export * from "./schemas/product-delivery";
 export * from "./schemas/setup-progress";
 export * from "./schemas/upload";

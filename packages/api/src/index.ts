@@ -28,6 +28,7 @@ export {
 } from "./auth/web-session";
 export { typeLabels } from "./catalog/delivery-data";
 export * as policyAdmin from "./client-policy";
+export * as orderAdmin from "./commerce/order-admin";
 export { type Context, createContext } from "./context";
 export { loadDataFolderSecret } from "./data-secret";
 export {
@@ -81,7 +82,6 @@ export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
 /** The license check's state statement, which `bench/license-sql.ts` measures in the form the API runs. */
 export { LICENSE_STATE_SQL } from "./routers/licensing/service";
-export * as orderAdmin from "./routers/orders/admin-service";
 export { invoicePdf } from "./routers/orders/invoice-pdf";
 export * as productAdmin from "./routers/products/admin-service";
 export * as publishing from "./routers/products/publish";

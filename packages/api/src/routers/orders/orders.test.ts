@@ -2,10 +2,10 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addPaymentMethod, createInvoice, createOrder, refundOrder } from "../../commerce/order-admin";
 import { createAccountWithKey, createApiClient, createKey, createProduct } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { setExchangeRate } from "../subscriptions/admin-service";
-import { addPaymentMethod, createInvoice, createOrder, refundOrder } from "./admin-service";
 import { InvoicesData, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 
 let testDb: TestDatabase;

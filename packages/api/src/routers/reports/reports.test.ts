@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
+import { createOrder } from "../../commerce/order-admin";
 import type { Delivery } from "../../delivery";
 import { createMailer } from "../../mail/mailer";
 import { deliverOutbox } from "../../mail/outbox";
@@ -21,7 +22,6 @@ import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
 import { raceOnLock } from "../../testing/race";
 import { startTestSmtpServer } from "../../testing/smtp";
-import { createOrder } from "../orders/admin-service";
 import { errorFingerprint, errorGroups } from "./crash-reports";
 import { ErrorReportData, MAX_BUNDLE_BYTES, SupportReportData } from "./schemas";
 

@@ -2,9 +2,9 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addPaymentMethod } from "../../commerce/order-admin";
 import { createAccountWithKey, createApiClient, createKey, createProduct, signedInCaller } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
-import { addPaymentMethod } from "../orders/admin-service";
 import { cancelSubscription, createSubscription, resumeSubscription, setExchangeRate } from "./admin-service";
 import { SubscriptionsData } from "./schemas";
 
