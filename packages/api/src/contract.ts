@@ -24,6 +24,8 @@ export * from "./schemas/api-key";
 export * from "./schemas/capture-meta";
 export * from "./schemas/client-policy";
 export * from "./schemas/common";
+export * from "./schemas/design-document";
+export * from "./schemas/design-page";
 export * from "./schemas/order";
 export * from "./schemas/product-delivery";
 export * from "./schemas/setup-progress";

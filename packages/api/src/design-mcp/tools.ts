@@ -2,13 +2,7 @@ import type { DesignRole } from "@shelf/db/enums";
 import type { AnyProcedure } from "@trpc/server";
 import { z } from "zod";
 import { designRouter } from "../design-api";
-import {
-  PageInput,
-  ReadDocumentInput,
-  ReviewInput,
-  SubmitVersionInput,
-  WriteVersionInput,
-} from "../routers/design-docs/schemas";
+import { ReadDocumentInput, ReviewInput, SubmitVersionInput, WriteVersionInput } from "../routers/design-docs/schemas";
 import {
   GALLERY_GRID,
   GalleryScreenCard,
@@ -17,6 +11,7 @@ import {
   ScreensInput,
   TaxonomyInput,
 } from "../routers/design-gallery/schemas";
+import { PageInput } from "../schemas/design-page";
 
 /**
  * A tool of the design MCP: one call of a design API procedure (the same one its REST route calls, so its checks

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { createDesignToken } from "../../auth/design-token-admin";
 import { designProcedure } from "../../procedures";
+import { PageInput } from "../../schemas/design-page";
 import { router } from "../../trpc";
 import {
   DocumentAnswer,
   DocumentSlug,
-  PageInput,
   PendingPage,
   ReadDocumentInput,
   ReviewInput,
