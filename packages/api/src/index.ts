@@ -40,6 +40,7 @@ export {
   storeReadiness,
 } from "./delivery";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export * as designDocuments from "./design-documents";
 export { GALLERY_LOCK } from "./design-gallery/replay";
 export * as gallerySearch from "./design-gallery/search";
 export * as galleryMask from "./design-gallery/variant-mask";
