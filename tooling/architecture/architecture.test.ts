@@ -78,10 +78,12 @@ describe("architecture", () => {
       const relative = path.relative(apiSrc, file);
       return (
         !relative.endsWith(".test.ts") &&
-        (/^(trpc|context|errors|abilities|plain|prepared|env|language|json-text|security-log|sql-text|log)\.ts$/.test(
+        (/^(trpc|context|errors|abilities|plain|prepared|env|language|json-text|security-log|sql-text|log|product-access|client-policy|design-documents)\.ts$/.test(
           relative,
         ) ||
-          /^(auth|edge|schemas|oauth|mail|storage|signing|delivery|design-gallery|design-skill)\//.test(relative))
+          /^(auth|edge|schemas|oauth|mail|storage|signing|delivery|catalog|commerce|design-gallery|design-skill)\//.test(
+            relative,
+          ))
       );
     });
     expect(base.length).toBeGreaterThan(60);
@@ -117,6 +119,37 @@ describe("architecture", () => {
       }
     }
     expect(named).toEqual([]);
+  });
+
+  it("a domain folder under routers/ imports no other domain folder (test files aside)", () => {
+    const routers = path.join(apiSrc, "routers");
+    const crossings: string[] = [];
+    for (const file of sourceFiles(routers)) {
+      if (file.endsWith(".test.ts")) continue;
+      const domain = path.relative(routers, file).split(path.sep)[0];
+      for (const specifier of imports(file)) {
+        if (!specifier.startsWith(".")) continue;
+        const target = path.relative(routers, resolveRelative(file, specifier));
+        if (target.startsWith("..")) continue;
+        if (target.split(path.sep)[0] !== domain)
+          crossings.push(`routers/${path.relative(routers, file)} imports routers/${target}`);
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+
+  it("the shared examples import a domain's services, never its router", () => {
+    const crossings: string[] = [];
+    for (const file of sourceFiles(path.join(apiSrc, "examples"))) {
+      for (const specifier of imports(file)) {
+        if (!specifier.startsWith(".")) continue;
+        const target = path.relative(apiSrc, resolveRelative(file, specifier));
+        if (/^routers\/[^/]+\/router\.ts$/.test(target) || /^(root|account-api|design-api)\.ts$/.test(target)) {
+          crossings.push(`${path.relative(apiSrc, file)} imports ${target}`);
+        }
+      }
+    }
+    expect(crossings).toEqual([]);
   });
 
   it("no file imports itself back, through any chain of relative imports (type-only imports count too)", () => {

@@ -14,7 +14,9 @@ export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { BearerResolver, Caller, CallerType, Credential, DesignCaller } from "./auth/caller";
 export { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { resolveDesignToken } from "./auth/design-token";
+export * as designTokens from "./auth/design-token-admin";
 export { createGuessLimits, type GuessLimits, type SignInLimits } from "./auth/guess-limits";
+export * as keys from "./auth/key-issuing";
 export { hashPassword, needsRehash, verifyPassword } from "./auth/password";
 export {
   endWebSessions,
@@ -24,6 +26,9 @@ export {
   type WebSessionAccount,
   webSessionAccount,
 } from "./auth/web-session";
+export { typeLabels } from "./catalog/delivery-data";
+export * as policyAdmin from "./client-policy";
+export * as orderAdmin from "./commerce/order-admin";
 export { type Context, createContext } from "./context";
 export { loadDataFolderSecret } from "./data-secret";
 export {
@@ -35,6 +40,7 @@ export {
   storeReadiness,
 } from "./delivery";
 export { createDesignApiEdge, DESIGN_API_DOCUMENT, designRouter } from "./design-api";
+export * as designDocuments from "./design-documents";
 export { refreshGalleryCounts } from "./design-gallery/query/counts";
 export { GALLERY_LOCK } from "./design-gallery/replay";
 export * as gallerySearch from "./design-gallery/search";
@@ -68,24 +74,19 @@ export * as accountEmail from "./routers/accounts/email";
 export * as recovery from "./routers/accounts/recovery";
 export * as accounts from "./routers/accounts/service";
 export { checkCredentials, type SignInOutcome } from "./routers/accounts/sign-in";
-export * as policyAdmin from "./routers/client-config/admin-service";
 export * as designCollectAdmin from "./routers/design-collect/admin-service";
 export { scheduleReplayResume } from "./routers/design-collect/resume";
 export * as designCollect from "./routers/design-collect/service";
 export * as designDocs from "./routers/design-docs/service";
 export * as gallerySchemas from "./routers/design-gallery/schemas";
 export * as designGallery from "./routers/design-gallery/service";
-export * as designTokens from "./routers/design-tokens/admin-service";
 export type { DeviceSignInRequestData } from "./routers/device-sign-in/schemas";
 export * as deviceAdmin from "./routers/devices/admin-service";
 export * as entitlements from "./routers/entitlements/service";
-export * as keys from "./routers/keys/service";
 /** The license check's state statement, which `bench/license-sql.ts` measures in the form the API runs. */
 export { LICENSE_STATE_SQL } from "./routers/licensing/service";
-export * as orderAdmin from "./routers/orders/admin-service";
 export { invoicePdf } from "./routers/orders/invoice-pdf";
 export * as productAdmin from "./routers/products/admin-service";
-export { typeLabels } from "./routers/products/format";
 export * as publishing from "./routers/products/publish";
 export * as lineageAdmin from "./routers/public/admin-service";
 export { DEMO_DISCLOSURE, loadDisclosure } from "./routers/public/disclosure";

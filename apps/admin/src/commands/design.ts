@@ -1,4 +1,4 @@
-import { designCollectAdmin, designDocs, designTokens } from "@shelf/api";
+import { designCollectAdmin, designDocuments, designTokens } from "@shelf/api";
 import { type DesignRole, designRoles } from "@shelf/db/enums";
 import {
   optionalDate,
@@ -92,10 +92,10 @@ export const designDocList: Command = {
   options: {},
   prepare() {
     return async ({ db }) => {
-      const documents: Awaited<ReturnType<typeof designDocs.listDocuments>>["items"] = [];
+      const documents: Awaited<ReturnType<typeof designDocuments.listDocuments>>["items"] = [];
       let cursor: string | undefined;
       do {
-        const page = await designDocs.listDocuments(db, { cursor, limit: 100 });
+        const page = await designDocuments.listDocuments(db, { cursor, limit: 100 });
         documents.push(...page.items);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);

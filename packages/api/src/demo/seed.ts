@@ -5,12 +5,12 @@ import { gzipSync } from "node:zlib";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { createApiKey, revokeApiKey, toApiKeyRecord } from "../auth/key-issuing";
 import { deriveKeySecret, hashSecret } from "../auth/key-secret";
 import { hashPassword } from "../auth/password";
+import { addPaymentMethod, createInvoice, createOrder } from "../commerce/order-admin";
 import type { DeliveryFiles } from "../delivery";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
-import { createApiKey, revokeApiKey, toApiKeyRecord } from "../routers/keys/service";
-import { addPaymentMethod, createInvoice, createOrder } from "../routers/orders/admin-service";
 import { putContentAsset, storeSignedArtifact } from "../routers/products/publish";
 import { createSubscription } from "../routers/subscriptions/admin-service";
 import {

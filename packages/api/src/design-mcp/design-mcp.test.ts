@@ -3,11 +3,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDesignToken } from "../auth/design-token-admin";
 import { createDesignApiEdge } from "../design-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
 import { createRateLimiter } from "../rate-limit";
-import { createDesignToken } from "../routers/design-tokens/admin-service";
 import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { randomScreens, seedRun } from "../testing/gallery";

@@ -2,13 +2,7 @@ import type { DesignRole } from "@shelf/db/enums";
 import type { AnyProcedure } from "@trpc/server";
 import { z } from "zod";
 import { designRouter } from "../design-api";
-import {
-  PageInput,
-  ReadDocumentInput,
-  ReviewInput,
-  SubmitVersionInput,
-  WriteVersionInput,
-} from "../routers/design-docs/schemas";
+import { ReadDocumentInput, ReviewInput, SubmitVersionInput, WriteVersionInput } from "../routers/design-docs/schemas";
 import {
   GALLERY_GRID,
   IdInput,
@@ -16,6 +10,7 @@ import {
   ScreensInput,
   TaxonomyInput,
 } from "../routers/design-gallery/schemas";
+import { PageInput } from "../schemas/design-page";
 import { GalleryScreenCard } from "../schemas/gallery-screens";
 
 /**

@@ -8,12 +8,12 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { createEdge } from "../api-edge";
+import { createDesignToken } from "../auth/design-token-admin";
 import { hashSecret } from "../auth/key-secret";
+import { releaseArtifact } from "../catalog/releases";
 import { createDesignApiEdge } from "../design-api";
 import { createRateLimiter } from "../rate-limit";
 import { writeVersion } from "../routers/design-docs/service";
-import { createDesignToken } from "../routers/design-tokens/admin-service";
-import { releaseArtifact } from "../routers/products/delivery";
 import { publishRelease, putContentAsset } from "../routers/products/publish";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import {

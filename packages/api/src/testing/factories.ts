@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { type Ability, accountAbilities } from "../abilities";
-import { createApiKey } from "../routers/keys/service";
+import { createApiKey } from "../auth/key-issuing";
 import { recordSecret } from "./secrets";
 
 const unique = () => randomBytes(4).toString("hex");

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { restoreDevice, revokeDevice, setPolicy } from "../../client-policy";
 import { rotateSigningKey } from "../../signing/keyring";
 import {
   createAccountWithKey,
@@ -14,7 +15,6 @@ import {
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
 import { withApiSuite } from "../../testing/suite";
-import { restoreDevice, revokeDevice, setPolicy } from "./admin-service";
 import { ClientConfigData } from "./schemas";
 
 const suite = withApiSuite({ ownDelivery: true });

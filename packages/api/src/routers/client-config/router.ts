@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { revokeDevice } from "../../client-policy";
 import { deliveryOf } from "../../context";
+import { exampleSeat } from "../../examples/seats";
 import { accountProcedure, publicProcedure } from "../../procedures";
 import { jwks } from "../../signing/jws";
 import { router } from "../../trpc";
-import { exampleSeat } from "../devices/examples";
-import { revokeDevice } from "./admin-service";
 import { ClientConfigData, JwksData } from "./schemas";
 import { clientConfig } from "./service";
 

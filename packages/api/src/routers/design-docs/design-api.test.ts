@@ -1,11 +1,11 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDesignToken } from "../../auth/design-token-admin";
 import { createDesignApiEdge, designRouter } from "../../design-api";
 import { collectRoutes } from "../../edge/routes";
 import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
-import { createDesignToken } from "../design-tokens/admin-service";
 
 /** The design host's agent API over HTTP: real Requests through its edge, design agent tokens only. */
 let testDb: TestDatabase;

@@ -4,8 +4,8 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { looksLikeApiKey } from "../../auth/api-key";
 import { looksLikeDesignToken, resolveDesignToken } from "../../auth/design-token";
+import { createDesignToken, listDesignTokens, revokeDesignToken } from "../../auth/design-token-admin";
 import { DomainError } from "../../errors";
-import { createDesignToken, listDesignTokens, revokeDesignToken } from "../design-tokens/admin-service";
 import {
   type DesignAgent,
   listVersions,

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
+import { createDesignToken } from "../../auth/design-token-admin";
 import { designProcedure } from "../../procedures";
+import { PageInput } from "../../schemas/design-page";
 import { router } from "../../trpc";
-import { createDesignToken } from "../design-tokens/admin-service";
 import {
   DocumentAnswer,
   DocumentSlug,
-  PageInput,
   PendingPage,
   ReadDocumentInput,
   ReviewInput,

@@ -1,16 +1,11 @@
 import { type Database, type Executor, schema } from "@shelf/db";
 import type { DesignVerdict } from "@shelf/db/enums";
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { documentData, pageSize } from "../../design-documents";
 import { DomainError } from "../../errors";
 import { isoOrNull } from "../../schemas/common";
-import {
-  DESIGN_PAGE,
-  type DesignDocumentData,
-  type DesignVersionData,
-  type PageInput,
-  type ReviewInput,
-  type WriteVersionInput,
-} from "./schemas";
+import type { PageInput } from "../../schemas/design-page";
+import type { DesignVersionData, ReviewInput, WriteVersionInput } from "./schemas";
 
 const { designDocuments, designDocumentVersions, designReviews } = schema;
 
@@ -64,30 +59,6 @@ async function findDocument(db: Executor, slug: string) {
   const [document] = await db.select().from(designDocuments).where(eq(designDocuments.slug, slug));
   if (!document) throw new DomainError("not_found", `No design document ${slug}.`);
   return document;
-}
-
-/** What a document's answers say of it: its current (newest approved), latest and pending versions. */
-async function documentData(db: Executor, document: typeof designDocuments.$inferSelect): Promise<DesignDocumentData> {
-  const [summary] = await db
-    .select({
-      current: sql<
-        number | null
-      >`max(${designDocumentVersions.number}) filter (where ${designDocumentVersions.status} = 'approved')`,
-      latest: sql<number | null>`max(${designDocumentVersions.number})`,
-      pending: sql<
-        number[] | null
-      >`array_agg(${designDocumentVersions.number} order by ${designDocumentVersions.number}) filter (where ${designDocumentVersions.status} = 'submitted')`,
-    })
-    .from(designDocumentVersions)
-    .where(eq(designDocumentVersions.documentId, document.id));
-  return {
-    slug: document.slug,
-    title: document.title,
-    current_version: summary?.current ?? null,
-    latest_version: summary?.latest ?? 0,
-    pending_versions: summary?.pending ?? [],
-    updated_at: document.updatedAt.toISOString(),
-  };
 }
 
 /**
@@ -245,8 +216,6 @@ export async function readDocument(db: Database, slug: string, version?: number)
   return { document: data, version: { ...versionData(full), body: full.body } };
 }
 
-const pageSize = (page: PageInput) => page.limit ?? DESIGN_PAGE.default;
-
 /** A document's versions, newest first, paged by version number. */
 export async function listVersions(db: Database, slug: string, page: PageInput) {
   const document = await findDocument(db, slug);
@@ -287,21 +256,5 @@ export async function pendingReviews(db: Database, page: PageInput) {
       version: versionData({ ...row.version, review: null }),
     })),
     next_cursor: rows.length > limit ? String(shown.at(-1)?.version.id) : null,
-  };
-}
-
-/** Every document with its current, latest and pending versions, oldest document first, paged by its id. */
-export async function listDocuments(db: Database, page: PageInput) {
-  const limit = pageSize(page);
-  const documents = await db
-    .select()
-    .from(designDocuments)
-    .where(page.cursor ? gt(designDocuments.id, Number(page.cursor)) : undefined)
-    .orderBy(asc(designDocuments.id))
-    .limit(limit + 1);
-  const shown = documents.slice(0, limit);
-  return {
-    items: await Promise.all(shown.map((document) => documentData(db, document))),
-    next_cursor: documents.length > limit ? String(shown.at(-1)?.id) : null,
   };
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { createDesignToken } from "../../auth/design-token-admin";
 import { createDesignApiEdge } from "../../design-api";
 import { readApiEnv } from "../../env";
 import { createRateLimiter } from "../../rate-limit";
@@ -12,7 +13,6 @@ import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
 import { CollectRunData } from "../design-collect/schemas";
 import { writeVersion } from "../design-docs/service";
-import { createDesignToken } from "../design-tokens/admin-service";
 
 /** The manifest and the agent skill package, over HTTP, checked by implementations other than the server's. */
 let testDb: TestDatabase;

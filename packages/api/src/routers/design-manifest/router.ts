@@ -1,11 +1,11 @@
 import { Readable } from "node:stream";
 import { z } from "zod";
+import { listDocuments } from "../../design-documents";
 import { SKILL_ARCHIVE_PATH, SKILL_INDEX_SCHEMA, SKILL_NAME, skillPackage } from "../../design-skill/package";
 import { FileOutput } from "../../plain";
 import { designProcedure, publicProcedure } from "../../procedures";
+import { PageInput } from "../../schemas/design-page";
 import { router } from "../../trpc";
-import { PageInput } from "../design-docs/schemas";
-import { listDocuments } from "../design-docs/service";
 import { ManifestAnswer, SkillIndex } from "./schemas";
 
 const tags = ["manifest"];

@@ -5,10 +5,10 @@ import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { defaultAbilities } from "../../abilities";
 import type { AttemptLimiter } from "../../attempt-limit";
 import type { SessionCaller } from "../../auth/caller";
+import { createApiKey, KEY_SLOTS_PER_SCOPE } from "../../auth/key-issuing";
 import { hashSecret, randomSecret } from "../../auth/key-secret";
 import { DomainError, isUniqueViolation, ValidationError } from "../../errors";
 import { sqlRows } from "../../sql-text";
-import { createApiKey, KEY_SLOTS_PER_SCOPE } from "../keys/service";
 import { type DeviceSignInClientId, deviceSignInClients } from "./clients";
 import type {
   DeviceCodeData,

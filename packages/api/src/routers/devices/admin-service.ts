@@ -1,10 +1,10 @@
 import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
+import { bumpVersion, revokeDevice } from "../../client-policy";
 import { DomainError } from "../../errors";
 import { entitledSql } from "../../product-access";
 import { recordSecurityEvent } from "../../security-log";
 import { isoSql, sqlRows } from "../../sql-text";
-import { bumpVersion, revokeDevice } from "../client-config/admin-service";
 
 export type DeviceListRow = {
   id: number;

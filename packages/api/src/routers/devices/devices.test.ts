@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultAbilities } from "../../abilities";
+import { revokeDevice } from "../../client-policy";
 import type { Delivery } from "../../delivery";
 import {
   callerFor,
@@ -17,7 +18,6 @@ import {
 import { contractMismatch } from "../../testing/contract";
 import { createTestDelivery } from "../../testing/delivery";
 import { securityEventKinds } from "../../testing/security-events";
-import { revokeDevice } from "../client-config/admin-service";
 import { grantPass } from "../subscriptions/admin-service";
 import { BulkActivateData, BundlesData, DeviceEntitlementsData, InstallRecordData, UsageData } from "./schemas";
 

@@ -1,12 +1,14 @@
 import { z } from "zod";
 import type { Caller } from "../../auth/caller";
+import { createApiKey } from "../../auth/key-issuing";
 import { DomainError } from "../../errors";
+import { exampleHeldProduct } from "../../examples/held-products";
+import { exampleSeat } from "../../examples/seats";
+import { exampleSubscription } from "../../examples/subscriptions";
 import { accountProcedure, sessionProcedure } from "../../procedures";
 import { type ExampleContext, router } from "../../trpc";
-import { createApiKey } from "../keys/service";
-import { createSubscription } from "../subscriptions/admin-service";
 import { blockDevice, deactivateDevice, listDevices, unblockDevice } from "./admin-service";
-import { exampleHeldBundle, exampleHeldProduct, exampleSeat } from "./examples";
+import { exampleHeldBundle } from "./examples";
 import {
   AccountDeviceData,
   BlockDeviceInput,
@@ -57,8 +59,7 @@ export const devicesRouter = router({
           {
             list: "subscriptions",
             row: {
-              id: (await createSubscription(context.db, { accountId: context.accountId, productId: context.productId }))
-                .id,
+              id: await exampleSubscription(context),
             },
           },
           { list: "bundles", row: { id: await exampleHeldBundle(context) } },

@@ -2,10 +2,10 @@ import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { type AccountAbility, defaultAbilities } from "../../abilities";
 import type { ApiKeyCaller, Caller } from "../../auth/caller";
+import { createApiKey, revokeApiKey } from "../../auth/key-issuing";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL, findProductAccess } from "../../product-access";
 import { isoSql, preparedRows, sqlRows } from "../../sql-text";
-import { createApiKey, revokeApiKey } from "../keys/service";
 import type { DeviceEntitlementsData, InstallRecordInput, UsageInput } from "./schemas";
 
 const LIVE_KEY_K_SQL = "k.revoked_at is null and (k.expires_at is null or k.expires_at > now())";

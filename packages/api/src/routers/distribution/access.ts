@@ -1,10 +1,10 @@
 import type { Database } from "@shelf/db";
 import { type ReleaseChannel, releaseChannels } from "@shelf/db/enums";
 import type { Caller } from "../../auth/caller";
+import { visibleChannels } from "../../catalog/channels";
+import { withinUpdateWindow } from "../../catalog/releases";
 import { DomainError } from "../../errors";
 import { findProductAccess, NO_ACCOUNT, type ProductAccess } from "../../product-access";
-import { visibleChannels } from "../products/channels";
-import { withinUpdateWindow } from "../products/service";
 
 /**
  * Who may see what on the app host. Without a key (or with a key of an account not entitled to the product):

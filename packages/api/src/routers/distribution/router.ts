@@ -1,13 +1,13 @@
 import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
+import { releaseArtifact } from "../../catalog/releases";
 import { deliveryOf } from "../../context";
+import { exampleRelease } from "../../examples/release";
 import { answerLanguageOf } from "../../language";
 import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { publicProcedure } from "../../procedures";
 import { IdParam } from "../../schemas/common";
 import { router } from "../../trpc";
-import { releaseArtifact } from "../products/delivery";
-import { exampleRelease } from "../products/examples";
 import { refusedLinkCode, refusedLinkPage } from "./refused-link-page";
 import { appcast, releaseDownload, signedFile } from "./service";
 

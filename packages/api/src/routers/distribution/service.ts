@@ -3,14 +3,14 @@ import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
+import { NEWEST_VERSION_FIRST_SQL, offeredReleases } from "../../catalog/channels";
+import { releaseArtifact } from "../../catalog/releases";
 import type { Delivery } from "../../delivery";
 import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { qualified } from "../../sql-text";
-import { NEWEST_VERSION_FIRST_SQL, offeredReleases } from "../products/channels";
-import { releaseArtifact } from "../products/delivery";
 import { assertMayDownload, distributionAccess, feedChannels } from "./access";
 import { type AppcastItem, signedAppcast } from "./appcast";
 

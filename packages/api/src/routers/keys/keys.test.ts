@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { schema } from "@shelf/db";
 import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { createApiKey, revokeApiKey } from "../../auth/key-issuing";
 import { DomainError } from "../../errors";
 import { createAccount, createKey, createProduct, grantEntitlement, recordSecret } from "../../testing";
 import { withApiSuite } from "../../testing/suite";
-import { createApiKey, revokeApiKey } from "./service";
 
 const { testDb, request } = withApiSuite({ database: { max: 20 } });
 

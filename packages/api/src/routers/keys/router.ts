@@ -1,7 +1,8 @@
+import { createApiKey } from "../../auth/key-issuing";
 import { sessionProcedure } from "../../procedures";
 import { router } from "../../trpc";
 import { CreatedKeyData, CreateOwnKeyInput, KeyIdInput, KeyListData, KeyListItem } from "./schemas";
-import { createApiKey, createOwnKey, listOwnKeys, revokeOwnKey } from "./service";
+import { createOwnKey, listOwnKeys, revokeOwnKey } from "./service";
 
 /** The key list of developer settings: only the signed-in person manages their keys, never a key itself. */
 export const keysRouter = router({

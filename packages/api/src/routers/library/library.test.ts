@@ -1,6 +1,7 @@
 import { schema } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { toDeliveryData, typeLabel } from "../../catalog/delivery-data";
 import {
   callerFor,
   createAccountWithKey,
@@ -12,7 +13,6 @@ import {
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
-import { toDeliveryData, typeLabel } from "../products/format";
 import { LibraryApiData } from "./schemas";
 
 let statements = 0;

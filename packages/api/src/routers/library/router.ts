@@ -1,9 +1,8 @@
 import { z } from "zod";
+import { exampleEndedProduct, exampleHeldProduct } from "../../examples/held-products";
 import { jsonTextOf } from "../../json-text";
 import { accountProcedure, sessionProcedure } from "../../procedures";
 import { router } from "../../trpc";
-import { exampleHeldProduct } from "../devices/examples";
-import { exampleEndedProduct } from "./examples";
 import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";
 import { endedAccess, endedAccesses, getLibrary } from "./service";
 

@@ -1,18 +1,6 @@
 import { z } from "zod";
-import { DateTime } from "../../schemas/common";
-import { ProductDeliveryData, ProductManualData } from "../products/schemas";
-
-export const ProductSetupProgressData = z
-  .object({
-    completed_step_indexes: z.array(z.number().int()),
-    completed_count: z.number().int(),
-    total_count: z.number().int(),
-    progress_percent: z.number().int(),
-    completed: z.boolean(),
-    completed_at: DateTime.nullable(),
-  })
-  .meta({ id: "ProductSetupProgressData" });
-export type ProductSetupProgressData = z.infer<typeof ProductSetupProgressData>;
+import { ProductDeliveryData, ProductManualData } from "../../schemas/product-delivery";
+import { ProductSetupProgressData } from "../../schemas/setup-progress";
 
 export const ProductSetupOutputData = z
   .object({

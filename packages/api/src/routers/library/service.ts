@@ -1,11 +1,11 @@
 import type { Database } from "@shelf/db";
 import { sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
+import { NEWEST_VERSION_FIRST_SQL } from "../../catalog/channels";
+import { emptyPayload, toDeliveryData, typeLabels } from "../../catalog/delivery-data";
 import { JsonText } from "../../json-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL } from "../../product-access";
 import { isoSql, preparedRows, sqlRows } from "../../sql-text";
-import { NEWEST_VERSION_FIRST_SQL } from "../products/channels";
-import { emptyPayload, toDeliveryData, typeLabels } from "../products/format";
 import type { EndedAccessData, LibraryApiData } from "./schemas";
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;

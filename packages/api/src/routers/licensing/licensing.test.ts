@@ -3,6 +3,7 @@ import { createTestDatabase } from "@shelf/db/testing";
 import { and, eq, sql } from "drizzle-orm";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
+import { revokeDevice, setPolicy } from "../../client-policy";
 import {
   createAccountWithKey,
   createApiClient,
@@ -15,7 +16,6 @@ import {
 } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
-import { revokeDevice, setPolicy } from "../client-config/admin-service";
 import { updateProduct } from "../products/admin-service";
 import { LicenseCheckData, ProductLicenseData } from "./schemas";
 
@@ -421,7 +421,7 @@ describe("the product license and releasing a device", () => {
       message: "This device was cut off from the product by the seller.",
     });
     expect((await check(key, { product_id: product.id, device_id: "HONEST" })).status).toBe(200);
-    const { restoreDevice } = await import("../client-config/admin-service");
+    const { restoreDevice } = await import("../../client-policy");
     await restoreDevice(testDb.db, product.id, "ROGUE");
     // The seat went to another device meanwhile: back, but over the limit.
     expect((await check(key, { product_id: product.id, device_id: "ROGUE" })).status).toBe(409);

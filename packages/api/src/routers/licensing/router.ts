@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { createApiKey } from "../../auth/key-issuing";
 import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
+import { exampleSeat } from "../../examples/seats";
 import { answerLanguageOf } from "../../language";
 import { accountProcedure, productProcedure } from "../../procedures";
 import { router } from "../../trpc";
-import { exampleSeat } from "../devices/examples";
-import { createApiKey } from "../keys/service";
 import { passCheck } from "./pass";
 import {
   DeviceKeyReleaseData,

@@ -1,11 +1,11 @@
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { createApiKey } from "../../auth/key-issuing";
 import { mcpOf } from "../../context";
 import { MCP_DEFAULT_SCOPES, MCP_PATH } from "../../mcp/service";
 import { openMcpSession } from "../../mcp/sessions";
 import { accountProcedure } from "../../procedures";
 import { router } from "../../trpc";
-import { createApiKey } from "../keys/service";
 
 const tags = ["mcp"];
 const ACCEPT = "application/json, text/event-stream";

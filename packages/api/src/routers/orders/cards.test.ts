@@ -2,10 +2,10 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addPaymentMethod } from "../../commerce/order-admin";
 import { createAccount, createProduct } from "../../testing/factories";
 import { signedInCaller } from "../../testing/harness";
 import { createSubscription } from "../subscriptions/admin-service";
-import { addPaymentMethod } from "./admin-service";
 
 let testDb: TestDatabase;
 

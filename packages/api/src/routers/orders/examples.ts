@@ -1,8 +1,8 @@
 import { randomInt } from "node:crypto";
 import { schema } from "@shelf/db";
 import { desc, eq } from "drizzle-orm";
+import { createOrder } from "../../commerce/order-admin";
 import type { ExampleContext } from "../../trpc";
-import { createOrder } from "./admin-service";
 
 /** An order of the example's product in a quantity of its own (its invoice line then tells whose it is). */
 export async function exampleOrderQuantity({ db, accountId, productId }: ExampleContext): Promise<number> {

@@ -7,10 +7,10 @@ import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOrder } from "../../commerce/order-admin";
 import { createAccount, createProduct } from "../../testing/factories";
 import { signedInCaller } from "../../testing/harness";
 import { DEMO_DISCLOSURE } from "../public/disclosure";
-import { createOrder } from "./admin-service";
 import { INVOICE_FONT_PATH } from "./invoice-font";
 import { invoicePdf } from "./invoice-pdf";
 

@@ -3,10 +3,11 @@ import { schema } from "@shelf/db";
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Caller } from "../../auth/caller";
+import { label } from "../../commerce/labels";
+import { type CommerceView, getOrder } from "../../commerce/orders";
 import { DomainError } from "../../errors";
-import { label } from "./labels";
 import { InvoiceData } from "./schemas";
-import { type CommerceView, getOrder, toInvoiceData } from "./service";
+import { toInvoiceData } from "./service";
 
 const { accounts, invoices, orders, products, subscriptions } = schema;
 

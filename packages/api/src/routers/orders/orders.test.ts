@@ -1,11 +1,11 @@
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { addPaymentMethod, createInvoice, createOrder, refundOrder } from "../../commerce/order-admin";
 import { createAccountWithKey, createKey, createProduct } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
 import { setExchangeRate } from "../subscriptions/admin-service";
-import { addPaymentMethod, createInvoice, createOrder, refundOrder } from "./admin-service";
 import { InvoicesData, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
 
 const { testDb, request } = withApiSuite();

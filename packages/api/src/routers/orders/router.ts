@@ -1,22 +1,16 @@
 import { z } from "zod";
-import type { Context } from "../../context";
-import { answerLanguageOf } from "../../language";
+import { addPaymentMethod, createInvoice, createOrder } from "../../commerce/order-admin";
+import { commerceView, getOrder, listOrders } from "../../commerce/orders";
 import { accountProcedure, sessionProcedure } from "../../procedures";
 import { IdParam } from "../../schemas/common";
 import { router } from "../../trpc";
-import { addPaymentMethod, createInvoice, createOrder } from "./admin-service";
 import { makeDefaultCard, removeCard } from "./cards";
 import { exampleInvoice, exampleOrderQuantity } from "./examples";
 import { InvoiceDocumentData, invoiceDocument, orderInvoiceId } from "./invoice-document";
 import { INVOICE_PAGE, InvoicesData, InvoicesInput, OrderShowData, OrdersData, PaymentMethodsData } from "./schemas";
-import { type CommerceView, getOrder, listInvoices, listOrders, listPaymentMethods } from "./service";
+import { listInvoices, listPaymentMethods } from "./service";
 
 const tags = ["orders"];
-
-/** Links and labels of a commerce answer: the API's base URL, and the reader's language (Korean or English). */
-export function commerceView(ctx: Pick<Context, "baseUrl" | "acceptLanguage" | "res">): CommerceView {
-  return { baseUrl: ctx.baseUrl, language: answerLanguageOf(ctx) };
-}
 
 export const ordersRouter = router({
   list: accountProcedure

@@ -3,10 +3,10 @@ import { and, eq as sqlEq } from "drizzle-orm";
 import fc from "fast-check";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
+import { visibleChannels } from "../../catalog/channels";
 import { createAccountWithKey, createProduct, createRelease, grantEntitlement } from "../../testing";
 import { withApiSuite } from "../../testing/suite";
 import { yankRelease } from "./admin-service";
-import { visibleChannels } from "./channels";
 
 const { testDb, request } = withApiSuite();
 

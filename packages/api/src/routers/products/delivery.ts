@@ -2,15 +2,16 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "../../catalog/channels";
+import { releaseArtifact, withinUpdateWindow } from "../../catalog/releases";
 import type { Delivery } from "../../delivery";
 import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
 import type { FileOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import type { ProductAccess } from "../../product-access";
-import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "./channels";
 import type { ProductInstallData } from "./schemas";
-import { newestRelease, withinUpdateWindow } from "./service";
+import { newestRelease } from "./service";
 
 const { products, releases, productContentAssets } = schema;
 
@@ -86,21 +87,6 @@ export async function installPlan(
       target: plan?.targets[0] ?? product.platforms[0] ?? "any",
       slug: product.slug,
     },
-  };
-}
-
-type ReleaseRow = typeof releases.$inferSelect;
-
-/** The stored artifact of a release that has one (the schema keeps its fields all set or all null). */
-export function releaseArtifact(release: ReleaseRow) {
-  if (release.artifactKey === null) throw new DomainError("not_found", "This release has no file to download.");
-  return {
-    key: release.artifactKey,
-    sha256: release.artifactSha256 as string,
-    size: release.artifactSize as number,
-    filename: release.artifactFilename as string,
-    contentType: release.artifactContentType ?? "application/octet-stream",
-    productId: release.productId,
   };
 }
 

@@ -1,11 +1,11 @@
 import { Readable } from "node:stream";
 import { z } from "zod";
 import { deliveryOf } from "../../context";
+import { exampleRelease } from "../../examples/release";
 import { FileOutput, TextOutput } from "../../plain";
 import { accountProcedure, productProcedure } from "../../procedures";
 import { type ExampleContext, router } from "../../trpc";
 import { bundle, contentAsset, installPlan, listContentAssets } from "./delivery";
-import { exampleRelease } from "./examples";
 import { putContentAsset } from "./publish";
 import {
   ContentAssetData,

@@ -4,12 +4,14 @@ import type { ReleaseChannel } from "@shelf/db/enums";
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import semver from "semver";
 import type { Caller } from "../../auth/caller";
+import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "../../catalog/channels";
+import { toDeliveryData } from "../../catalog/delivery-data";
+import { withinUpdateWindow } from "../../catalog/releases";
 import { DomainError } from "../../errors";
 import type { TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { entitledSql, type ProductAccess } from "../../product-access";
-import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "./channels";
-import { toDeliveryData, toProductApiData } from "./format";
+import { toProductApiData } from "./format";
 import type { ListProductsInput } from "./schemas";
 
 const { products, releases } = schema;
@@ -137,11 +139,6 @@ const newestReleaseQuery = perDatabase((db) =>
 export async function newestRelease(db: Database, productId: number, channel: ReleaseChannel = "stable") {
   const [release] = await newestReleaseQuery(db).execute({ productId, channels: visibleChannels(channel) });
   return release ?? null;
-}
-
-/** A buyer may download a release published while their updates were supported (or forever, without a limit). */
-export function withinUpdateWindow(updatesSupportedUntil: Date | null, releasedAt: Date): boolean {
-  return updatesSupportedUntil === null || releasedAt <= updatesSupportedUntil;
 }
 
 export function bundleDownloadUrl(baseUrl: string, productId: number, channel: ReleaseChannel = "stable"): string {

@@ -1,8 +1,8 @@
 import type { Database } from "@shelf/db";
 import { releaseChannels } from "@shelf/db/enums";
+import { NEWEST_VERSION_FIRST_SQL, newestVersionFirstSql } from "../../catalog/channels";
 import { DomainError } from "../../errors";
 import { isoSql, preparedRows } from "../../sql-text";
-import { NEWEST_VERSION_FIRST_SQL, newestVersionFirstSql } from "../products/channels";
 import type { DownloadPipelineData, PublicDisclosureData } from "./schemas";
 
 type PipelineRow = {

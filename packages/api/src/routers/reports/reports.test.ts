@@ -3,6 +3,7 @@ import { schema } from "@shelf/db";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
+import { createOrder } from "../../commerce/order-admin";
 import { createMailer } from "../../mail/mailer";
 import { deliverOutbox } from "../../mail/outbox";
 import { createRateLimiter } from "../../rate-limit";
@@ -19,7 +20,6 @@ import { contractMismatch } from "../../testing/contract";
 import { raceOnLock } from "../../testing/race";
 import { startTestSmtpServer } from "../../testing/smtp";
 import { withApiSuite } from "../../testing/suite";
-import { createOrder } from "../orders/admin-service";
 import { errorFingerprint, errorGroups } from "./crash-reports";
 import { ErrorReportData, MAX_BUNDLE_BYTES, SupportReportData } from "./schemas";
 

@@ -1,10 +1,9 @@
+import { commerceView, getOrder } from "../../commerce/orders";
 import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { accountProcedure, publicProcedure, sessionProcedure } from "../../procedures";
 import { UploadedFileSchema } from "../../schemas/upload";
 import { router } from "../../trpc";
-import { commerceView } from "../orders/router";
-import { getOrder } from "../orders/service";
 import { recordErrorReport } from "./crash-reports";
 import {
   ErrorReportData,

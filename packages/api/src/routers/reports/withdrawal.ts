@@ -4,7 +4,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { SessionCaller } from "../../auth/caller";
 import { DomainError } from "../../errors";
 import { queueMail } from "../../mail/outbox";
-import type { OrderData } from "../orders/schemas";
+import type { OrderData } from "../../schemas/order";
 import type { SupportReportData } from "./schemas";
 import { recordSupportReport } from "./support";
 

@@ -4,6 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGuessLimits } from "../../auth/guess-limits";
 import { hashPassword, verifyPassword } from "../../auth/password";
+import { revokeDevice } from "../../client-policy";
 import { pruneExpired } from "../../housekeeping";
 import { approveAuthorization } from "../../oauth/authorize";
 import { registerClient } from "../../oauth/clients";
@@ -11,7 +12,6 @@ import { createAccount, createProduct, grantEntitlement } from "../../testing/fa
 import { signedInCaller, TEST_OAUTH_SETTINGS } from "../../testing/harness";
 import { securityEventKinds } from "../../testing/security-events";
 import { checkCredentials } from "../accounts/sign-in";
-import { revokeDevice } from "../client-config/admin-service";
 import { disconnectApp } from "../connected-apps/service";
 import { blockDevice, deactivateDevice } from "../devices/admin-service";
 import { createOwnKey, revokeOwnKey } from "../keys/service";

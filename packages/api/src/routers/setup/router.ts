@@ -1,6 +1,6 @@
 import { productProcedure } from "../../procedures";
+import { ProductSetupProgressData } from "../../schemas/setup-progress";
 import { router } from "../../trpc";
-import { ProductSetupProgressData } from "../library/schemas";
 import { SetupProgressInput } from "./schemas";
 import { getSetupProgress, updateSetupProgress } from "./service";
 

@@ -2,8 +2,8 @@ import type { Database } from "@shelf/db";
 import type { Caller } from "../../auth/caller";
 import { type FieldErrors, ValidationError } from "../../errors";
 import type { ProductAccess } from "../../product-access";
+import type { ProductSetupProgressData } from "../../schemas/setup-progress";
 import { isoSql, preparedRows } from "../../sql-text";
-import type { ProductSetupProgressData } from "../library/schemas";
 import type { SetupProgressInput } from "./schemas";
 
 type ProgressRow = { total: number; done: number[] | null; completed_at: string | null };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { ProductSetupProgressData } from "../../schemas/setup-progress";
 import { createAccountWithKey, createProduct, grantEntitlement } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
-import { ProductSetupProgressData } from "../library/schemas";
 import { updateProduct } from "../products/admin-service";
 
 const { testDb, request } = withApiSuite();

@@ -2,9 +2,9 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
+import { Currency, createOrder } from "../../commerce/order-admin";
 import { DomainError, parseInput, ValidationError } from "../../errors";
 import { hasControlCharacter } from "../../schemas/common";
-import { Currency, createOrder } from "../orders/admin-service";
 
 const { accounts, entitlements, exchangeRates, paymentMethods, products, subscriptions } = schema;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { commerceView } from "../../commerce/orders";
 import { accountProcedure, sessionProcedure } from "../../procedures";
 import { router } from "../../trpc";
-import { commerceView } from "../orders/router";
 import { cancelSubscription, createSubscription, resumeSubscription } from "./admin-service";
 import { SubscriptionChangeData, SubscriptionIdInput, SubscriptionsData } from "./schemas";
 import { listSubscriptions } from "./service";

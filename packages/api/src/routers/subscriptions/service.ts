@@ -2,9 +2,9 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, desc, eq } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
-import { label } from "../orders/labels";
-import { minorDigits } from "../orders/money";
-import type { CommerceView } from "../orders/service";
+import { label } from "../../commerce/labels";
+import { minorDigits } from "../../commerce/money";
+import type { CommerceView } from "../../commerce/orders";
 import type { SubscriptionData } from "./schemas";
 
 const { exchangeRates, orders, paymentMethods, subscriptions } = schema;

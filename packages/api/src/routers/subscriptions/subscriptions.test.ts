@@ -1,10 +1,10 @@
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { addPaymentMethod } from "../../commerce/order-admin";
 import { createAccountWithKey, createKey, createProduct, signedInCaller } from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
-import { addPaymentMethod } from "../orders/admin-service";
 import { cancelSubscription, createSubscription, resumeSubscription, setExchangeRate } from "./admin-service";
 import { SubscriptionsData } from "./schemas";
 

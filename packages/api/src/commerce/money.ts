@@ -1,7 +1,7 @@
 import type { Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
-import { ValidationError } from "../../errors";
+import { ValidationError } from "../errors";
 
 /** Korean VAT: 10 %, included in every KRW price. */
 const KRW_VAT_RATE = 0.1;

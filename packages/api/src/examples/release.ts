@@ -2,8 +2,8 @@ import { randomInt } from "node:crypto";
 import { Readable } from "node:stream";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
-import type { ExampleContext } from "../../trpc";
-import { publishRelease } from "./publish";
+import { publishRelease } from "../routers/products/publish";
+import type { ExampleContext } from "../trpc";
 
 /** A stable release of the example's product with a small stored file: what the routes' examples download. */
 export async function exampleRelease({ db, productId, delivery }: ExampleContext) {

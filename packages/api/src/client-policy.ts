@@ -1,10 +1,15 @@
+/**
+ * The client policy every device checks against (minimum version, recheck and offline time) and its list of revoked
+ * devices: the operator changes both (`policy:*`), a person blocks their own device, and each change gives the policy a
+ * new version.
+ */
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, sql } from "drizzle-orm";
-import { DomainError, parseInput } from "../../errors";
-import { hasControlCharacter } from "../../schemas/common";
-import { recordSecurityEvent } from "../../security-log";
-import { SetPolicyInput } from "./schemas";
+import { DomainError, parseInput } from "./errors";
+import { SetPolicyInput } from "./schemas/client-policy";
+import { hasControlCharacter } from "./schemas/common";
+import { recordSecurityEvent } from "./security-log";
 
 const { clientPolicy, clientPolicyRevocations, deviceActivations, products } = schema;
 

@@ -1,4 +1,4 @@
-import type { AnswerLanguage } from "../../language";
+import type { AnswerLanguage } from "../language";
 
 /**
  * The words people read beside the codes of commerce answers, in English and Korean (`Accept-Language`). A code

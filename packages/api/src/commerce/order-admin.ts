@@ -3,8 +3,8 @@ import { schema } from "@shelf/db";
 import { invoiceStatuses } from "@shelf/db/enums";
 import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import { DomainError, parseInput, ValidationError } from "../../errors";
-import { hasControlCharacter } from "../../schemas/common";
+import { DomainError, parseInput, ValidationError } from "../errors";
+import { hasControlCharacter } from "../schemas/common";
 import { convert, vatSplit } from "./money";
 
 const { accounts, entitlements, invoices, orderItems, orders, paymentMethods, products } = schema;

@@ -1,11 +1,12 @@
+/** The operator's design tokens: create, list, revoke. Resolving a token a request sends is `design-token.ts`. */
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { type DesignRole, designRoles } from "@shelf/db/enums";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import { generateDesignTokenSecret, hashSecret, visiblePrefix } from "../../auth/key-secret";
-import { DomainError, parseInput, ValidationError } from "../../errors";
-import { isoOrNull } from "../../schemas/common";
+import { DomainError, parseInput, ValidationError } from "../errors";
+import { isoOrNull } from "../schemas/common";
+import { generateDesignTokenSecret, hashSecret, visiblePrefix } from "./key-secret";
 
 const { designTokens } = schema;
 
