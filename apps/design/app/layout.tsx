@@ -1,8 +1,9 @@
+import { LanguageSwitch } from "@shelf/web-kit/language-switch";
 import type { Metadata, Viewport } from "next";
 import { NextIntlClientProvider } from "next-intl";
 import { getLocale, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
-import { LanguageSwitch } from "../src/components/language-switch";
+import "@shelf/web-kit/base.css";
 import "./globals.css";
 
 export const metadata: Metadata = {

@@ -1,7 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { launchChromium } from "@shelf/api/testing/apps";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { openPageSuite, type PageSuite } from "@shelf/api/testing/apps";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousViolations } from "./axe";
@@ -11,21 +10,16 @@ import { designDir, type RunningServer, startDesignServer } from "./server";
 
 const shots = path.join(designDir, "test-results/pages");
 
-let testDb: TestDatabase;
+let suite: PageSuite | undefined;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  server = await startDesignServer({ DATABASE_URL: testDb.url });
-  browser = await launchChromium();
+  suite = await openPageSuite(startDesignServer);
+  ({ server, browser } = suite);
   await fs.mkdir(shots, { recursive: true });
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await testDb?.drop();
-});
+afterAll(() => suite?.close());
 
 /** Everything a page asked for and complained about. */
 function watch(page: Page) {

@@ -1,3 +1,4 @@
+import { LanguageSwitch } from "@shelf/web-kit/language-switch";
 import type { Metadata, Viewport } from "next";
 import { NextIntlClientProvider } from "next-intl";
 import { getLocale, getTimeZone, getTranslations } from "next-intl/server";
@@ -5,12 +6,12 @@ import type { ReactNode } from "react";
 import { currentSession, noAccountOnOutage } from "../src/auth/session";
 import { ACCOUNT_AREA } from "../src/components/account-area";
 import { AuthProvider } from "../src/components/auth-provider";
-import { LanguageSwitch } from "../src/components/language-switch";
 import { NavLink } from "../src/components/nav-link";
 import { ResendVerification } from "../src/components/resend-verification";
 import { SignOutButton } from "../src/components/sign-out-button";
 import { TimeZoneSync } from "../src/components/time-zone-sync";
 import { getRuntime } from "../src/runtime";
+import "@shelf/web-kit/base.css";
 import "./globals.css";
 
 export const metadata: Metadata = {

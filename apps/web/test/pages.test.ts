@@ -1,29 +1,23 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { openPageSuite, type PageSuite } from "@shelf/api/testing/apps";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./browser";
 import { type RunningServer, startServer } from "./server";
 
 const shots = path.join(path.dirname(fileURLToPath(import.meta.url)), "../test-results/pages");
 
-let testDb: TestDatabase;
+let suite: PageSuite | undefined;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  server = await startServer({ DATABASE_URL: testDb.url });
-  browser = await launchChromium();
+  suite = await openPageSuite(startServer);
+  ({ server, browser } = suite);
   await fs.mkdir(shots, { recursive: true });
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await testDb?.drop();
-});
+afterAll(() => suite?.close());
 
 describe("API reference page", () => {
   it("renders one reference of the live OpenAPI document, from this server only, with no console error", async () => {

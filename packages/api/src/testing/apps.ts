@@ -4,7 +4,9 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { type Browser, chromium } from "playwright-core";
+import postgres from "postgres";
 
 export type RunningServer = {
   url: string;
@@ -160,4 +162,59 @@ export function launchChromium(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/**
+ * Holds an exclusive lock on a table of the test's database, so a request of the server that reads it stays in
+ * flight until it is released (the apps' shutdown tests).
+ */
+export async function holdTable(testDb: TestDatabase, table: string) {
+  const client = postgres(testDb.url, { max: 1, onnotice: () => {} });
+  const reserved = await client.reserve();
+  await reserved`begin`;
+  await reserved.unsafe(`lock table ${table} in access exclusive mode`);
+  return {
+    /** Resolves once a request of the server waits on the lock, however slow the machine is. */
+    waitForWaiter: async () => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const [row] = await testDb.sql<{ waiting: number }[]>`
+          select count(*)::int as waiting from pg_locks
+          where not granted and relation = ${table}::regclass
+            and database = (select oid from pg_database where datname = current_database())`;
+        if ((row?.waiting ?? 0) > 0) return;
+        if (Date.now() > deadline) throw new Error("no request reached the locked table in 20 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    release: async () => {
+      await reserved`commit`;
+      reserved.release();
+      await client.end();
+    },
+  };
+}
+
+/** What a browser suite of an app runs against: a database of its own, the app's production server on it, Chromium. */
+export type PageSuite = { testDb: TestDatabase; server: RunningServer; browser: Browser; close: () => Promise<void> };
+
+/** Opens a browser suite's database, server and browser (`close` ends them, whichever were opened). */
+export async function openPageSuite(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+): Promise<PageSuite> {
+  const opened: Partial<PageSuite> = {};
+  const close = async () => {
+    await opened.browser?.close();
+    await opened.server?.stop();
+    await opened.testDb?.drop();
+  };
+  try {
+    opened.testDb = await createTestDatabase();
+    opened.server = await startServer({ DATABASE_URL: opened.testDb.url });
+    opened.browser = await launchChromium();
+    return { testDb: opened.testDb, server: opened.server, browser: opened.browser, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
