@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { designTokens } from "@shelf/api";
-import { holdTable } from "@shelf/api/testing/apps";
+import { holdTable, itCutsAtShutdownTimeout } from "@shelf/api/testing/apps";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDesignServer } from "./server";
@@ -49,25 +49,10 @@ describe("stopping the design app on SIGTERM", () => {
     }
   }, 60_000);
 
-  it("cuts a request that outlives the shutdown timeout and still exits", async () => {
-    const server = await startDesignServer({ DATABASE_URL: testDb.url, SHELF_SHUTDOWN_TIMEOUT_SECONDS: "1" });
-    const lock = await holdTable(testDb, "design_tokens");
-    try {
-      const inFlight = fetch(`${server.url}/api/agent/docs/cut`, {
-        headers: { authorization: `Bearer ${token}` },
-      }).then(
-        (response) => response.status,
-        () => "cut",
-      );
-      await lock.waitForWaiter();
-      const started = Date.now();
-      const exited = server.signal("SIGTERM");
-      expect(await inFlight).toBe("cut");
-      await lock.release();
-      expect(await exited).toBe(0);
-      expect(Date.now() - started).toBeLessThan(10_000);
-    } finally {
-      await server.stop();
-    }
-  }, 60_000);
+  itCutsAtShutdownTimeout(startDesignServer, () => ({
+    testDb,
+    table: "design_tokens",
+    path: "/api/agent/docs/cut",
+    token,
+  }));
 });

@@ -1,5 +1,5 @@
 import { createAccountWithKey } from "@shelf/api/testing";
-import { holdTable } from "@shelf/api/testing/apps";
+import { holdTable, itCutsAtShutdownTimeout } from "@shelf/api/testing/apps";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "./server";
@@ -39,23 +39,5 @@ describe("stopping on SIGTERM", () => {
     }
   }, 60_000);
 
-  it("cuts a request that outlives the shutdown timeout and still exits", async () => {
-    const server = await startServer({ DATABASE_URL: testDb.url, SHELF_SHUTDOWN_TIMEOUT_SECONDS: "1" });
-    const lock = await holdTable(testDb, "api_keys");
-    try {
-      const inFlight = fetch(`${server.url}/api/library`, { headers: { authorization: `Bearer ${key}` } }).then(
-        (response) => response.status,
-        () => "cut",
-      );
-      await lock.waitForWaiter();
-      const started = Date.now();
-      const exited = server.signal("SIGTERM");
-      expect(await inFlight).toBe("cut");
-      await lock.release();
-      expect(await exited).toBe(0);
-      expect(Date.now() - started).toBeLessThan(10_000);
-    } finally {
-      await server.stop();
-    }
-  }, 60_000);
+  itCutsAtShutdownTimeout(startServer, () => ({ testDb, table: "api_keys", path: "/api/library", token: key }));
 });

@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import postgres from "postgres";
+import { afterAll, beforeAll, expect, it } from "vitest";
 
 export type RunningServer = {
   url: string;
@@ -217,4 +219,114 @@ export async function openPageSuite(
     await close();
     throw error;
   }
+}
+
+/** Whether something listens on the port (on 127.0.0.1). */
+export const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+/** Whether any process of the group is left. */
+export function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What `/readyz` answers for an app's server as the tests start it: every store checked, memory rate limits, files. */
+export const READY_AS_TESTED = {
+  status: "ready",
+  checks: {
+    database: { reachable: true, migrated: true },
+    rate_limit_store: { mode: "memory", reachable: true },
+    artifact_store: { kind: "filesystem", reachable: true },
+  },
+};
+
+/**
+ * The shutdown timeout, checked on an app: with SHELF_SHUTDOWN_TIMEOUT_SECONDS=1, a request held in flight (its
+ * credential's table locked) is cut at SIGTERM, and the server still exits 0, in well under 10 s.
+ */
+export function itCutsAtShutdownTimeout(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+  /** Read when the test runs (the suite's hooks have made them by then). */
+  fixtures: () => { testDb: TestDatabase; table: string; path: string; token: string },
+): void {
+  it(
+    "cuts a request that outlives the shutdown timeout and still exits",
+    () => expectCut(startServer, fixtures()),
+    60_000,
+  );
+}
+
+async function expectCut(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+  options: {
+    testDb: TestDatabase;
+    /** The table the request's credential is looked up in. */
+    table: string;
+    path: string;
+    token: string;
+  },
+): Promise<void> {
+  const server = await startServer({ DATABASE_URL: options.testDb.url, SHELF_SHUTDOWN_TIMEOUT_SECONDS: "1" });
+  const lock = await holdTable(options.testDb, options.table);
+  try {
+    const inFlight = fetch(`${server.url}${options.path}`, {
+      headers: { authorization: `Bearer ${options.token}` },
+    }).then(
+      (response) => response.status,
+      () => "cut",
+    );
+    await lock.waitForWaiter();
+    const started = Date.now();
+    const exited = server.signal("SIGTERM");
+    expect(await inFlight).toBe("cut");
+    await lock.release();
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * A browser suite's database, server and browser, opened before its tests (with the folder its screenshots go to) and
+ * closed after them; the fields are set once the suite's tests run.
+ */
+export function pageSuite(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+  shots: string,
+): PageSuite {
+  const suite = {} as PageSuite;
+  beforeAll(async () => {
+    Object.assign(suite, await openPageSuite(startServer));
+    await fs.mkdir(shots, { recursive: true });
+  });
+  afterAll(() => suite.close?.());
+  return suite;
+}
+
+/** Everything a page asked for and complained about: its console errors and page errors, the requests off `origin`. */
+export function watchPage(page: Page, origin: string) {
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return {
+    errors,
+    elsewhere: () => requests.filter((url) => new URL(url).origin !== origin && !url.startsWith("data:")),
+  };
 }
