@@ -1,30 +1,23 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createDesignApiEdge, createDesignMcpEdge, scheduleReplayResume } from "@shelf/api";
 import { seedDemoGallery } from "@shelf/api/demo";
-import { failStart, startHost } from "@shelf/api/host";
-import next from "next";
+import { pagesRuntimeOf } from "@shelf/web-kit/runtime";
+import { startNextApp } from "@shelf/web-kit/server";
 import { readDesignConfig } from "./src/env";
 import { setRuntime } from "./src/runtime";
 
-const dir = path.dirname(fileURLToPath(import.meta.url));
-
 /**
- * The design app's process: the shared start-up (`@shelf/api/host`: database, pool, limits, logs, metrics, the edge
- * server and its operator's endpoints, pages, shutdown) with what is the design host's own: the design agent API on
+ * The design app's process: the shared start-up (`startNextApp`) with what is the design host's own: the design agent API on
  * `/api` (design agent tokens only) and the pages' runtime.
  */
-async function main() {
+startNextApp(import.meta.url, () => {
   const config = readDesignConfig();
   const { design, api, db } = config;
-  await startHost({
+  return {
     name: "design",
     title: "The design host",
     config: { settings: design, api, db, log: config.log },
     port: design.DESIGN_PORT,
     publicUrl: api.SHELF_DESIGN_URL,
-    pages: ({ dev }) => next({ dev, dir }),
-    messagesDir: path.join(dir, "messages"),
     prepare: async (host) => {
       // The demo's gallery: a run the reference collect agent saved, uploaded and replayed like a collector's, once.
       if (!design.SHELF_DEMO) return;
@@ -36,12 +29,7 @@ async function main() {
     mount: async (host) => {
       setRuntime({
         config,
-        baseUrl: host.baseUrl,
-        db: host.db,
-        dbDeadlineMs: host.dbDeadlineMs,
-        health: host.health,
-        delivery: host.delivery,
-        log: host.log,
+        ...pagesRuntimeOf(host),
       });
       // A replay whose process stopped before it ended is taken up again by whichever instance looks first.
       const replays = scheduleReplayResume(host.db, host.files.store, { intervalMs: 60_000, log: host.log });
@@ -54,7 +42,5 @@ async function main() {
         close: () => replays.stop(),
       };
     },
-  });
-}
-
-main().catch(failStart);
+  };
+});

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   createAccountApiEdge,
   createGuessLimits,
@@ -11,32 +10,28 @@ import {
   startOutbox,
 } from "@shelf/api";
 import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
-import { failStart, startHost } from "@shelf/api/host";
 import { INVOICE_FONT_PATH } from "@shelf/api/invoice-font";
-import next from "next";
+import { pagesRuntimeOf } from "@shelf/web-kit/runtime";
+import { startNextApp } from "@shelf/web-kit/server";
 import { consentFormTargets } from "./src/auth/consent-form-targets";
 import { readWebConfig } from "./src/env";
 import { setRuntime } from "./src/runtime";
 
-const dir = path.dirname(fileURLToPath(import.meta.url));
 const NEXT_AUTH_BODY_BYTES = 64 * 1024;
 
 /**
- * The web app's process: the shared start-up (`@shelf/api/host`: database, pool, limits, logs, metrics, the edge
- * server and its operator's endpoints, pages, shutdown) with what is the web app's own: the account API, OAuth and
+ * The web app's process: the shared start-up (`startNextApp`) with what is the web app's own: the account API, OAuth and
  * the account MCP on its edges, the demo account, next-auth and the account pages' runtime.
  */
-async function main() {
+startNextApp(import.meta.url, () => {
   const config = readWebConfig();
   const { web, api, db } = config;
-  await startHost({
+  return {
     name: "web",
     title: "Shelf",
     config: { settings: web, api, db, log: config.log },
     port: web.PORT,
     publicUrl: api.SHELF_BASE_URL,
-    pages: ({ dev }) => next({ dev, dir }),
-    messagesDir: path.join(dir, "messages"),
     // next-auth's forms are a few hundred bytes; other pages (server actions) keep the server's default of 1 MiB,
     // which is also the most Next itself lets a server action take.
     pageBodyLimit: (path) => (path === "/auth" || path.startsWith("/auth/") ? NEXT_AUTH_BODY_BYTES : undefined),
@@ -91,12 +86,7 @@ async function main() {
       process.env.NEXTAUTH_URL = `${host.baseUrl}/auth`;
       setRuntime({
         config,
-        baseUrl: host.baseUrl,
-        db: host.db,
-        dbDeadlineMs: host.dbDeadlineMs,
-        health: host.health,
-        delivery: host.delivery,
-        log: host.log,
+        ...pagesRuntimeOf(host),
         guessLimits,
         authSecret,
         secureCookies: host.baseUrl.startsWith("https:"),
@@ -133,7 +123,5 @@ async function main() {
         },
       };
     },
-  });
-}
-
-main().catch(failStart);
+  };
+});

@@ -61,6 +61,18 @@ describe("architecture", () => {
     expect(undeclared).toEqual([]);
   });
 
+  it("the packages below the apps (the web kit, the API, the database) declare no app", () => {
+    const apps = new Set(["@shelf/web", "@shelf/design", "@shelf/admin"]);
+    const upward = ["packages/web-kit", "packages/api", "packages/db"].flatMap((dir) => {
+      const manifest = JSON.parse(readFileSync(path.join(root, dir, "package.json"), "utf8"));
+      const declared = [manifest.dependencies, manifest.devDependencies, manifest.peerDependencies].flatMap((list) =>
+        Object.keys(list ?? {}),
+      );
+      return declared.filter((name) => apps.has(name)).map((name) => `${dir} declares ${name}`);
+    });
+    expect(upward).toEqual([]);
+  });
+
   const apiSrc = path.join(root, "packages/api/src");
   const resolveRelative = (from: string, specifier: string) => {
     const base = path.resolve(path.dirname(from), specifier);

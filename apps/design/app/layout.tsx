@@ -1,8 +1,10 @@
+import { PageDocument } from "@shelf/web-kit/document";
+import { LanguageSwitch } from "@shelf/web-kit/language-switch";
 import type { Metadata, Viewport } from "next";
 import { NextIntlClientProvider } from "next-intl";
-import { getLocale, getTranslations } from "next-intl/server";
+import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
-import { LanguageSwitch } from "../src/components/language-switch";
+import "@shelf/web-kit/base.css";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -16,37 +18,31 @@ export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 export const dynamic = "force-dynamic";
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const locale = await getLocale();
   const t = await getTranslations("layout");
   return (
-    <html lang={locale}>
-      <body>
-        <a className="skip-link" href="#main">
-          {t("skip")}
+    <PageDocument>
+      <header className="site-header">
+        <a href="/" className="brand">
+          Shelf Design
         </a>
-        <header className="site-header">
-          <a href="/" className="brand">
-            Shelf Design
-          </a>
-          <nav aria-label={t("mainNav")} className="main-nav">
-            <a href="/">{t("overview")}</a>
-            <a href="/screens">{t("gallery")}</a>
-            <a href="/patterns">{t("patterns")}</a>
-            <a href="/taxonomy">{t("taxonomy")}</a>
-            <a href="/docs/api">{t("apiReference")}</a>
-          </nav>
-          <div className="header-tools">
-            <LanguageSwitch />
-          </div>
-        </header>
-        <main id="main" tabIndex={-1}>
-          <NextIntlClientProvider>{children}</NextIntlClientProvider>
-        </main>
-        <footer className="site-footer">
+        <nav aria-label={t("mainNav")} className="main-nav">
+          <a href="/">{t("overview")}</a>
+          <a href="/screens">{t("gallery")}</a>
+          <a href="/patterns">{t("patterns")}</a>
+          <a href="/taxonomy">{t("taxonomy")}</a>
           <a href="/docs/api">{t("apiReference")}</a>
-          <a href="/api/openapi.json">{t("openapi")}</a>
-        </footer>
-      </body>
-    </html>
+        </nav>
+        <div className="header-tools">
+          <LanguageSwitch />
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <NextIntlClientProvider>{children}</NextIntlClientProvider>
+      </main>
+      <footer className="site-footer">
+        <a href="/docs/api">{t("apiReference")}</a>
+        <a href="/api/openapi.json">{t("openapi")}</a>
+      </footer>
+    </PageDocument>
   );
 }

@@ -1,3 +1,4 @@
+import { ActionLinks } from "@shelf/web-kit/action-links";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
@@ -34,14 +35,10 @@ export default async function Home() {
         <pre className="command">
           <code>npm run admin -- design-token:create --name collector --roles collect,read</code>
         </pre>
-        <p className="actions">
-          <a href="/docs/api" className="button">
-            {t("agentApi.reference")}
-          </a>
-          <a href="/api/openapi.json" className="button secondary">
-            {t("agentApi.document")}
-          </a>
-        </p>
+        <ActionLinks
+          main={{ href: "/docs/api", label: t("agentApi.reference") }}
+          other={{ href: "/api/openapi.json", label: t("agentApi.document") }}
+        />
       </section>
 
       <section className="card" aria-labelledby="gallery">

@@ -1,52 +1,20 @@
-import fs from "node:fs/promises";
 import path from "node:path";
-import { launchChromium } from "@shelf/api/testing/apps";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pageSuite, watchPage } from "@shelf/api/testing/apps";
+import { describe, expect, it } from "vitest";
 import { seriousViolations } from "./axe";
-import { designDir, type RunningServer, startDesignServer } from "./server";
+import { designDir, startDesignServer } from "./server";
 
 /** The design app's pages in Debian's Chromium against the production build (screenshots in test-results/pages). */
 
 const shots = path.join(designDir, "test-results/pages");
 
-let testDb: TestDatabase;
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  server = await startDesignServer({ DATABASE_URL: testDb.url });
-  browser = await launchChromium();
-  await fs.mkdir(shots, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await testDb?.drop();
-});
-
-/** Everything a page asked for and complained about. */
-function watch(page: Page) {
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on("request", (request) => requests.push(request.url()));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  page.on("pageerror", (error) => errors.push(error.message));
-  return {
-    errors,
-    elsewhere: () => requests.filter((url) => new URL(url).origin !== server.url && !url.startsWith("data:")),
-  };
-}
+const suite = pageSuite(startDesignServer, shots);
 
 describe("the API reference page", () => {
   it("renders one reference of the design host's live document, from this host only, with no console error", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const seen = watch(page);
-    await page.goto(`${server.url}/docs/api`);
+    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const seen = watchPage(page, suite.server.url);
+    await page.goto(`${suite.server.url}/docs/api`);
     expect(await page.title()).toBe("Design API reference · Shelf");
     const heading = page.getByRole("heading", { name: "Shelf design host: agent API", level: 1 });
     await heading.waitFor({ timeout: 30_000 });
@@ -68,10 +36,10 @@ describe("the home page", () => {
       ["en-US", "en", "The design host"],
       ["ko-KR", "ko", "디자인 호스트"],
     ] as const) {
-      const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+      const context = await suite.browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
-      const seen = watch(page);
-      await page.goto(`${server.url}/`);
+      const seen = watchPage(page, suite.server.url);
+      await page.goto(`${suite.server.url}/`);
       expect(await page.getAttribute("html", "lang")).toBe(lang);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(title);
       expect(await page.getByRole("heading", { level: 2 }).count()).toBe(3);
@@ -88,12 +56,12 @@ describe("the home page", () => {
   });
 
   it("switches language with the switch, and keeps it", async () => {
-    const context = await browser.newContext({ locale: "en-US" });
+    const context = await suite.browser.newContext({ locale: "en-US" });
     const page = await context.newPage();
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole("button", { name: "한국어" }).click();
     await page.waitForFunction(() => document.documentElement.lang === "ko");
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     expect(await page.getAttribute("html", "lang")).toBe("ko");
     await context.close();
   });

@@ -4,33 +4,13 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { designTokens } from "@shelf/api";
-import { type NpmRun, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
+import { accepts, groupAlive, type NpmRun, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
 import { createDb } from "@shelf/db";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { designDir } from "./server";
 
 const root = path.resolve(designDir, "../..");
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-
-/** Whether any process of the group is left. */
-function groupAlive(group: number): boolean {
-  try {
-    process.kill(-group, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Whether a process of the group is still there after a few seconds: a PostgreSQL slow to write its shutdown

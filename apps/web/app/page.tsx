@@ -1,3 +1,4 @@
+import { ActionLinks } from "@shelf/web-kit/action-links";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { currentSession } from "../src/auth/session";
@@ -10,14 +11,7 @@ export default async function Home() {
     <section className="hero">
       <h1>{t("title")}</h1>
       <p className="lead">{t("lead")}</p>
-      <p className="actions">
-        <a href="/sign-up" className="button">
-          {t("signUp")}
-        </a>
-        <a href="/sign-in" className="button secondary">
-          {t("signIn")}
-        </a>
-      </p>
+      <ActionLinks main={{ href: "/sign-up", label: t("signUp") }} other={{ href: "/sign-in", label: t("signIn") }} />
       <p className="muted">
         {t("developers")} <a href="/docs/api">{t("apiReference")}</a>
       </p>

@@ -1,22 +1,10 @@
-import type { Delivery, GuessLimits, Logger, Mailer, OAuthSettings, PublicDisclosureData } from "@shelf/api";
+import type { GuessLimits, Mailer, OAuthSettings, PublicDisclosureData } from "@shelf/api";
 import { runtimeSlot } from "@shelf/api/host/pages";
-import type { Database } from "@shelf/db";
-import type { DatabaseHealth } from "@shelf/db/server";
+import type { PagesRuntime } from "@shelf/web-kit/runtime";
 import type { WebConfig } from "./env";
 
-/** What the server started with, for the pages. */
-export type WebRuntime = {
-  config: WebConfig;
-  /** The public base URL links are built from. */
-  baseUrl: string;
-  db: Database;
-  /** How long a render may wait for the database before giving up (the API's deadline). */
-  dbDeadlineMs: number;
-  /** The database's health, shared with the API: a failure seen by a page makes later requests fail fast too. */
-  health: DatabaseHealth;
-  /** The artifact store, links and signing keys: the pages' images are content assets read through it. */
-  delivery: Delivery;
-  log: Logger;
+/** What the server started with, for the pages: what both apps have, and the account pages' own. */
+export type WebRuntime = PagesRuntime<WebConfig> & {
   /** Limits on guessing through the pages (passwords, device sign-in codes), shared through Redis when set. */
   guessLimits: GuessLimits;
   /** Seals the session cookie (next-auth's secret). */

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { bearerProxy, conformance } from "@shelf/api/testing/conformance";
+import { expectServerScenarios } from "@shelf/api/testing/conformance";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
@@ -112,22 +112,13 @@ describe("account MCP on the production server", () => {
    * others need the suite's own fixture tools, prompts or resources), through a proxy that adds the bearer key.
    */
   it("passes the MCP conformance suite's server scenarios that apply to this endpoint", async () => {
-    const proxy = await bearerProxy(`${first.url}/api/mcp`, key);
-    try {
-      for (const scenario of [
-        "server-initialize",
-        "server-session-lifecycle",
-        "ping",
-        "logging-set-level",
-        "tools-list",
-        "dns-rebinding-protection",
-      ]) {
-        const run = await conformance(["server", "--url", proxy.url, "--scenario", scenario]);
-        expect(run.failed, `${scenario}:\n${run.output}`).toBe(0);
-        expect(run.passed, `${scenario}:\n${run.output}`).toBeGreaterThan(0);
-      }
-    } finally {
-      await proxy.close();
-    }
+    await expectServerScenarios(`${first.url}/api/mcp`, key, [
+      "server-initialize",
+      "server-session-lifecycle",
+      "ping",
+      "logging-set-level",
+      "tools-list",
+      "dns-rebinding-protection",
+    ]);
   }, 240_000);
 });

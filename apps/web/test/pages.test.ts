@@ -1,41 +1,18 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./browser";
-import { type RunningServer, startServer } from "./server";
+import { pageSuite, watchPage } from "@shelf/api/testing/apps";
+import { describe, expect, it } from "vitest";
+import { startServer } from "./server";
 
 const shots = path.join(path.dirname(fileURLToPath(import.meta.url)), "../test-results/pages");
 
-let testDb: TestDatabase;
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  server = await startServer({ DATABASE_URL: testDb.url });
-  browser = await launchChromium();
-  await fs.mkdir(shots, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await testDb?.drop();
-});
+const suite = pageSuite(startServer, shots);
 
 describe("API reference page", () => {
   it("renders one reference of the live OpenAPI document, from this server only, with no console error", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const requests: string[] = [];
-    const errors: string[] = [];
-    page.on("request", (request) => requests.push(request.url()));
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text());
-    });
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(`${server.url}/docs/api`);
+    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const seen = watchPage(page, suite.server.url);
+    await page.goto(`${suite.server.url}/docs/api`);
     expect(await page.title()).toBe("API reference · Shelf");
     const heading = page.getByRole("heading", { name: "Shelf API", level: 1 });
     await heading.waitFor({ timeout: 30_000 });
@@ -54,19 +31,19 @@ describe("API reference page", () => {
     expect(await page.locator("button", { hasText: "Search" }).count()).toBeGreaterThan(0);
     expect(await page.getByText("curl", { exact: false }).count()).toBeGreaterThan(0);
     // Every request went to this server, and nothing complained.
-    expect(requests.filter((url) => new URL(url).origin !== server.url && !url.startsWith("data:"))).toEqual([]);
-    expect(errors).toEqual([]);
+    expect(seen.elsewhere()).toEqual([]);
+    expect(seen.errors).toEqual([]);
     await page.screenshot({ path: `${shots}/docs-api.png` });
     await page.close();
   });
 
   it("serves the renderer's bundle with a validator, and a 304 for a cached copy", async () => {
-    const first = await fetch(`${server.url}/docs/api/scalar.js`);
+    const first = await fetch(`${suite.server.url}/docs/api/scalar.js`);
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toContain("javascript");
     const etag = first.headers.get("etag") as string;
     expect(etag).toMatch(/^"[\w-]+"$/);
-    const again = await fetch(`${server.url}/docs/api/scalar.js`, { headers: { "if-none-match": etag } });
+    const again = await fetch(`${suite.server.url}/docs/api/scalar.js`, { headers: { "if-none-match": etag } });
     expect(again.status).toBe(304);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createAccount, recordSecretsIn } from "@shelf/api/testing";
+import { READY_AS_TESTED } from "@shelf/api/testing/apps";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "./server";
@@ -66,14 +67,7 @@ describe("the operator's endpoints", () => {
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.headers.get("cache-control")).toBe("no-store");
-    expect(await ready.json()).toEqual({
-      status: "ready",
-      checks: {
-        database: { reachable: true, migrated: true },
-        rate_limit_store: { mode: "memory", reachable: true },
-        artifact_store: { kind: "filesystem", reachable: true },
-      },
-    });
+    expect(await ready.json()).toEqual(READY_AS_TESTED);
     expect((await fetch(`${server.url}/readyz`, { method: "POST" })).status).toBe(405);
   });
 

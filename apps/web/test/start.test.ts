@@ -1,11 +1,10 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILD_REPORT, buildState } from "@shelf/api/host";
-import { runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
+import { accepts, groupAlive, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
 import { describe, expect, it } from "vitest";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -102,26 +101,6 @@ describe("the build check of npm start", () => {
     }
   });
 });
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-
-/** Whether any process of the group is left. */
-function groupAlive(group: number): boolean {
-  try {
-    process.kill(-group, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // The root `npm start` (both apps, one launcher) is tested with the design app (apps/design/test/start.test.ts).
 describe("stopping npm start of the web app alone", () => {

@@ -17,6 +17,7 @@ export const BUILD_SOURCES = [
   "package.json",
   "tsconfig.json",
   "../../packages/api/src",
+  "../../packages/web-kit/src",
   "../../packages/db/src",
   "../../package-lock.json",
 ];

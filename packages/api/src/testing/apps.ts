@@ -1,10 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { type Browser, chromium, type Page } from "playwright-core";
+import postgres from "postgres";
+import { afterAll, beforeAll, expect, it } from "vitest";
 
 export type RunningServer = {
   url: string;
@@ -160,4 +164,169 @@ export function launchChromium(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/**
+ * Holds an exclusive lock on a table of the test's database, so a request of the server that reads it stays in
+ * flight until it is released (the apps' shutdown tests).
+ */
+export async function holdTable(testDb: TestDatabase, table: string) {
+  const client = postgres(testDb.url, { max: 1, onnotice: () => {} });
+  const reserved = await client.reserve();
+  await reserved`begin`;
+  await reserved.unsafe(`lock table ${table} in access exclusive mode`);
+  return {
+    /** Resolves once a request of the server waits on the lock, however slow the machine is. */
+    waitForWaiter: async () => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const [row] = await testDb.sql<{ waiting: number }[]>`
+          select count(*)::int as waiting from pg_locks
+          where not granted and relation = ${table}::regclass
+            and database = (select oid from pg_database where datname = current_database())`;
+        if ((row?.waiting ?? 0) > 0) return;
+        if (Date.now() > deadline) throw new Error("no request reached the locked table in 20 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    release: async () => {
+      await reserved`commit`;
+      reserved.release();
+      await client.end();
+    },
+  };
+}
+
+/** What a browser suite of an app runs against: a database of its own, the app's production server on it, Chromium. */
+export type PageSuite = { testDb: TestDatabase; server: RunningServer; browser: Browser; close: () => Promise<void> };
+
+/** Opens a browser suite's database, server and browser (`close` ends them, whichever were opened). */
+export async function openPageSuite(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+): Promise<PageSuite> {
+  const opened: Partial<PageSuite> = {};
+  const close = async () => {
+    await opened.browser?.close();
+    await opened.server?.stop();
+    await opened.testDb?.drop();
+  };
+  try {
+    opened.testDb = await createTestDatabase();
+    opened.server = await startServer({ DATABASE_URL: opened.testDb.url });
+    opened.browser = await launchChromium();
+    return { testDb: opened.testDb, server: opened.server, browser: opened.browser, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Whether something listens on the port (on 127.0.0.1). */
+export const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+/** Whether any process of the group is left. */
+export function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What `/readyz` answers for an app's server as the tests start it: every store checked, memory rate limits, files. */
+export const READY_AS_TESTED = {
+  status: "ready",
+  checks: {
+    database: { reachable: true, migrated: true },
+    rate_limit_store: { mode: "memory", reachable: true },
+    artifact_store: { kind: "filesystem", reachable: true },
+  },
+};
+
+/**
+ * The shutdown timeout, checked on an app: with SHELF_SHUTDOWN_TIMEOUT_SECONDS=1, a request held in flight (its
+ * credential's table locked) is cut at SIGTERM, and the server still exits 0, in well under 10 s.
+ */
+export function itCutsAtShutdownTimeout(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+  /** Read when the test runs (the suite's hooks have made them by then). */
+  fixtures: () => { testDb: TestDatabase; table: string; path: string; token: string },
+): void {
+  it(
+    "cuts a request that outlives the shutdown timeout and still exits",
+    () => expectCut(startServer, fixtures()),
+    60_000,
+  );
+}
+
+async function expectCut(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+  options: {
+    testDb: TestDatabase;
+    /** The table the request's credential is looked up in. */
+    table: string;
+    path: string;
+    token: string;
+  },
+): Promise<void> {
+  const server = await startServer({ DATABASE_URL: options.testDb.url, SHELF_SHUTDOWN_TIMEOUT_SECONDS: "1" });
+  const lock = await holdTable(options.testDb, options.table);
+  try {
+    const inFlight = fetch(`${server.url}${options.path}`, {
+      headers: { authorization: `Bearer ${options.token}` },
+    }).then(
+      (response) => response.status,
+      () => "cut",
+    );
+    await lock.waitForWaiter();
+    const started = Date.now();
+    const exited = server.signal("SIGTERM");
+    expect(await inFlight).toBe("cut");
+    await lock.release();
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * A browser suite's database, server and browser, opened before its tests (with the folder its screenshots go to) and
+ * closed after them; the fields are set once the suite's tests run.
+ */
+export function pageSuite(
+  startServer: (env: Record<string, string | undefined>) => Promise<RunningServer>,
+  shots: string,
+): PageSuite {
+  const suite = {} as PageSuite;
+  beforeAll(async () => {
+    Object.assign(suite, await openPageSuite(startServer));
+    await fs.mkdir(shots, { recursive: true });
+  });
+  afterAll(() => suite.close?.());
+  return suite;
+}
+
+/** Everything a page asked for and complained about: its console errors and page errors, the requests off `origin`. */
+export function watchPage(page: Page, origin: string) {
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return {
+    errors,
+    elsewhere: () => requests.filter((url) => new URL(url).origin !== origin && !url.startsWith("data:")),
+  };
 }

@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 
@@ -111,4 +112,21 @@ function tallyOf(output: string): { passed: number; failed: number } {
     passed: lines.reduce((sum, line) => sum + Number(line[1]), 0),
     failed: lines.reduce((sum, line) => sum + Number(line[2]), 0),
   };
+}
+
+/**
+ * Runs the conformance suite's server scenarios against an MCP endpoint that takes a bearer token (through
+ * `bearerProxy`): each must pass a check and fail none.
+ */
+export async function expectServerScenarios(endpoint: string, token: string, scenarios: string[]): Promise<void> {
+  const proxy = await bearerProxy(endpoint, token);
+  try {
+    for (const scenario of scenarios) {
+      const run = await conformance(["server", "--url", proxy.url, "--scenario", scenario]);
+      expect(run.failed, `${scenario}:\n${run.output}`).toBe(0);
+      expect(run.passed, `${scenario}:\n${run.output}`).toBeGreaterThan(0);
+    }
+  } finally {
+    await proxy.close();
+  }
 }

@@ -1,6 +1,6 @@
 import { type Locale, locales } from "@shelf/api/host/pages";
 import { getLocale, getTranslations } from "next-intl/server";
-import { chooseLocale } from "../i18n/actions";
+import { chooseLocale } from "./i18n/actions";
 
 const names: Record<Locale, string> = { en: "English", ko: "한국어" };
 
