@@ -1,5 +1,7 @@
 import { schema } from "@shelf/db";
 import { createOrder } from "../commerce/order-admin";
+// Upward on purpose: an example builds its rows through the products domain's own service, as an operator would,
+// so the security matrix requests what real data looks like (examples run in tests only, never on a request).
 import { createProduct } from "../routers/products/admin-service";
 import type { ExampleContext } from "../trpc";
 

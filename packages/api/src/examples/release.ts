@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { Readable } from "node:stream";
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
+// Upward on purpose: an example publishes through the products domain's own publishing, as the CLI does (tests only).
 import { publishRelease } from "../routers/products/publish";
 import type { ExampleContext } from "../trpc";
 

@@ -1,3 +1,4 @@
+// Upward on purpose: an example subscribes through the subscriptions domain's own service (tests only).
 import { createSubscription } from "../routers/subscriptions/admin-service";
 import type { ExampleContext } from "../trpc";
 
