@@ -81,7 +81,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_DB_DEADLINE_MS = 6000;
 
 /** Where a request has got to: what the stages found that the later ones, and the protocol's wrapping, read. */
-type Passage<Credential> = { request: EdgeRequest; requestId: string; url: URL; credential?: Credential };
+type Passage<Credential> = { request: EdgeRequest; requestId: string; credential?: Credential };
 
 /**
  * One HTTP edge for every route of a router, a request passing the stages of ARCHITECTURE.md's request path in
@@ -117,7 +117,8 @@ class Pipeline<Credential, Policy> {
   private readonly inputs: Map<EdgeRoute, RouteInputs>;
   /** Each route's procedure, called without tRPC's generic runner (see `directCall`): the same levels, leaner. */
   private readonly calls: Map<EdgeRoute, DirectCall>;
-  private readonly protocols: readonly EdgeProtocol<Credential, Policy>[];
+  /** The protocol each route speaks, if any (its meta says which, once). */
+  private readonly routeProtocols: Map<EdgeRoute, EdgeProtocol<Credential, Policy> | undefined>;
   private readonly protocolOf: (path: string) => SpokenAt<Credential, Policy> | undefined;
   private readonly maxBodyBytes: number;
   private readonly dbDeadlineMs: number;
@@ -129,15 +130,18 @@ class Pipeline<Credential, Policy> {
     this.documentBody = JSON.stringify(this.document);
     this.inputs = routeInputs(this.document, this.routes.routes);
     this.calls = new Map(this.routes.routes.map((route) => [route, directCall(options.router, route.procedure)]));
-    this.protocols = options.protocols ?? [];
-    this.protocolOf = protocolsByPath(this.routes.routes, this.protocols);
+    const protocols = options.protocols ?? [];
+    this.protocolOf = protocolsByPath(this.routes.routes, protocols);
+    this.routeProtocols = new Map(
+      this.routes.routes.map((route) => [route, protocols.find((candidate) => candidate.speaks(route))]),
+    );
     this.own = ownLimits(this.routes.routes, options.routeLimiter, options.routeLimits);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.dbDeadlineMs = options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS;
   }
 
   async handle(request: EdgeRequest): Promise<EdgeResult> {
-    const passage: Passage<Credential> = { request, requestId: request.requestId ?? randomUUID(), url: EMPTY_URL };
+    const passage: Passage<Credential> = { request, requestId: request.requestId ?? randomUUID() };
     let result: EdgeResult;
     try {
       result = await this.answer(passage);
@@ -163,7 +167,6 @@ class Pipeline<Credential, Policy> {
     if (hasDotSegments(request.target)) {
       return errorResult("not_found", "No such path: the URL has . or .. segments, which are never resolved.");
     }
-    passage.url = url;
     const path = url.pathname;
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (document && method === "GET" && path === document.path) return this.documentAnswer();
@@ -174,7 +177,7 @@ class Pipeline<Credential, Policy> {
     const matched = this.routes.match(method, path);
     if (health && !health.up && !matched?.route.meta.noDatabase) return unavailableResult();
     // Credential (as the route's protocol takes them), then limit.
-    const protocol = matched && this.protocolOfRoute(matched.route);
+    const protocol = matched && this.routeProtocols.get(matched.route);
     let credential: Credential = await withDeadline(
       callers.credential(request, protocol?.credentials, this.address(request)),
       this.dbDeadlineMs,
@@ -185,7 +188,7 @@ class Pipeline<Credential, Policy> {
     const limited = await this.countRequest(matched?.route, request, credential, limitHeaders);
     if (limited) return limited;
     const result = matched
-      ? await this.callRoute(matched, passage, credential, limitHeaders)
+      ? await this.callRoute(matched, url, passage, credential, limitHeaders)
       : this.unrouted(path, request);
     if (matched) result.route = `${matched.route.method} ${matched.route.path}`;
     Object.assign(result.headers, limitHeaders);
@@ -232,6 +235,7 @@ class Pipeline<Credential, Policy> {
 
   private async callRoute(
     { route, params }: RouteMatch,
+    url: URL,
     passage: Passage<Credential>,
     credential: Credential,
     limitHeaders: Record<string, string>,
@@ -244,7 +248,7 @@ class Pipeline<Credential, Policy> {
       return this.failure(error, requestId);
     }
     // Body: the protocol's reading (one JSON-RPC message), else the contract's JSON, form or multipart.
-    const protocol = this.protocolOfRoute(route);
+    const protocol = this.routeProtocols.get(route);
     const inputs = this.inputs.get(route);
     const read =
       protocol?.readBody && BODY_METHODS.has(route.method)
@@ -253,7 +257,7 @@ class Pipeline<Credential, Policy> {
     if (!read.ok) return read.result;
     const { body } = read;
     // Parameters: the path's and the query's, typed from the document; no NUL anywhere; an object body.
-    const { values, errors } = readParameters(inputs?.params ?? [], params, passage.url.searchParams);
+    const { values, errors } = readParameters(inputs?.params ?? [], params, url.searchParams);
     nulErrors(body, "", errors);
     if (body !== undefined && (body === null || typeof body !== "object" || Array.isArray(body))) {
       errors.body = ["must be a JSON object"];
@@ -283,10 +287,6 @@ class Pipeline<Credential, Policy> {
     return routeAnswer(route, output, context, request);
   }
 
-  private protocolOfRoute(route: EdgeRoute): EdgeProtocol<Credential, Policy> | undefined {
-    return this.protocols.find((candidate) => candidate.speaks(route));
-  }
-
   private failure(error: unknown, requestId: string): EdgeResult {
     return failureResult(error, { log: this.options.log, health: this.options.health, requestId });
   }
@@ -295,8 +295,6 @@ class Pipeline<Credential, Policy> {
     return clientAddressOf(request.header("x-forwarded-for"), request.clientAddress, this.options.trustProxy);
   }
 }
-
-const EMPTY_URL = new URL("http://edge.invalid/");
 
 /** A procedure's output as the route's answer: JSON (already serialised, or not), or a plain output as HTTP. */
 function routeAnswer(route: EdgeRoute, output: unknown, context: Context, request: EdgeRequest): EdgeResult {
