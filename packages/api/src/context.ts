@@ -1,8 +1,8 @@
 import type { Database } from "@shelf/db";
+import type { Logger } from "@shelf/server/log";
 import type { Caller, Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
-import type { Logger } from "./log";
 import type { OAuthSettings } from "./oauth/settings";
 import type { PublicDisclosureData } from "./schemas/disclosure";
 

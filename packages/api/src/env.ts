@@ -1,7 +1,7 @@
 import path from "node:path";
 import { envErrorLine, optionalSetting, SetupError } from "@shelf/db/env";
+import type { SigningKeySource } from "@shelf/server/signing/keyring";
 import { z } from "zod";
-import type { SigningKeySource } from "./signing/keyring";
 
 const ApiEnv = z
   .object({

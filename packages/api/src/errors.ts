@@ -1,5 +1,8 @@
+import { CodedError, fieldErrors, ValidationError } from "@shelf/server/errors";
 import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
+
+export { type FieldErrors, fieldErrors, type Issue, ValidationError } from "@shelf/server/errors";
 
 /**
  * Every error the domain can raise, with the HTTP status and default message the edge answers with.
@@ -136,7 +139,7 @@ export const domainErrors = {
 
 export type DomainErrorCode = keyof typeof domainErrors;
 
-export class DomainError extends Error {
+export class DomainError extends CodedError {
   readonly code: DomainErrorCode;
   readonly status: number;
   /** Extra fields merged into the error body (e.g. a device list for a 409). */
@@ -152,33 +155,6 @@ export class DomainError extends Error {
     this.code = code;
     this.status = domainErrors[code].status;
     this.details = details;
-  }
-}
-
-/** Field errors in the contract's 422 shape: `{field: [messages]}`. */
-export type FieldErrors = Record<string, string[]>;
-
-export type Issue = { path?: readonly (PropertyKey | { key: PropertyKey })[]; message: string };
-
-/** Zod (or any Standard Schema) issues in the contract's `{field: [messages]}` shape. */
-export function fieldErrors(issues: readonly Issue[]): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of issues) {
-    const field =
-      (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join(".") || "input";
-    const list = errors[field] ?? [];
-    if (!list.includes(issue.message)) list.push(issue.message);
-    errors[field] = list;
-  }
-  return errors;
-}
-
-export class ValidationError extends Error {
-  readonly errors: FieldErrors;
-  constructor(errors: FieldErrors, message = "The given data was invalid.") {
-    super(message);
-    this.name = "ValidationError";
-    this.errors = errors;
   }
 }
 

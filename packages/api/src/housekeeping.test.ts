@@ -1,9 +1,9 @@
 import { Writable } from "node:stream";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createLogger } from "@shelf/server/log";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSEKEEPING_LOCK, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
-import { createLogger } from "./log";
 import { createAccount } from "./testing";
 
 /**

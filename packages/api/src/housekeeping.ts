@@ -1,8 +1,8 @@
 import type { Database, Executor } from "@shelf/db";
+import type { Logger } from "@shelf/server/log";
+import { type Periodic, schedulePeriodic } from "@shelf/server/periodic";
 import { sql } from "drizzle-orm";
-import type { Logger } from "./log";
 import { REFRESH_REUSE_GRACE_SECONDS } from "./oauth/refresh";
-import { type Periodic, schedulePeriodic } from "./periodic";
 import { SECURITY_LOG_KEEP_DAYS } from "./security-log";
 import { sqlRows } from "./sql-text";
 

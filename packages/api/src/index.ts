@@ -1,3 +1,21 @@
+export { type AttemptLimiter, createAttemptLimiter } from "@shelf/server/attempt-limit";
+export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "@shelf/server/log";
+export { createMailer, type Mail, type Mailer } from "@shelf/server/mail/mailer";
+export { createMetrics, type Metrics } from "@shelf/server/metrics";
+export { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
+export {
+  loadSigningKeyring,
+  type Rotation,
+  rawPublicKey,
+  rotateSigningKey,
+  type SigningKey,
+  type SigningKeyring,
+  type SigningKeySource,
+  type SigningPurpose,
+  signingPurposes,
+  thumbprint,
+} from "@shelf/server/signing/keyring";
+export type { ArtifactStore, StoredObject } from "@shelf/server/storage/store";
 export {
   type Ability,
   type AbilityRow,
@@ -10,7 +28,6 @@ export {
   isAbility,
 } from "./abilities";
 export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
-export { type AttemptLimiter, createAttemptLimiter } from "./attempt-limit";
 export type { BearerResolver, Caller, CallerType, Credential, DesignCaller } from "./auth/caller";
 export { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { resolveDesignToken } from "./auth/design-token";
@@ -50,11 +67,8 @@ export { type ApiEnv, readApiEnv, signingKeySource } from "./env";
 export { DomainError, type DomainErrorCode, domainErrors, ValidationError } from "./errors";
 export { type Housekeeping, type PrunedCounts, pruneExpired, pruneIfFree, scheduleHousekeeping } from "./housekeeping";
 export { type AnswerLanguage, answerLanguages, preferredLanguage } from "./language";
-export { createLogger, type LogEnv, type Logger, readLogEnv, safeError } from "./log";
-export { createMailer, type Mail, type Mailer } from "./mail/mailer";
 export { startOutbox } from "./mail/outbox";
 export { MCP_DEFAULT_SCOPES, MCP_PATH } from "./mcp/service";
-export { createMetrics, type Metrics } from "./metrics";
 export {
   type AuthorizationRequest,
   type AuthorizeOutcome,
@@ -67,7 +81,6 @@ export { isNativeApp, isPrivateUseRedirect, type OAuthClient } from "./oauth/cli
 export { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/metadata";
 export { createMetadataDocuments } from "./oauth/metadata-documents";
 export type { OAuthSettings } from "./oauth/settings";
-export { createRateLimiter, type RateLimiter } from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
 export * as accountDeletion from "./routers/accounts/deletion";
 export * as accountEmail from "./routers/accounts/email";
@@ -95,16 +108,3 @@ export { listSecurityEvents } from "./routers/security-log/service";
 export * as subscriptionAdmin from "./routers/subscriptions/admin-service";
 export type { PublicDisclosureData } from "./schemas/disclosure";
 export { recordSecurityEvent, SECURITY_LOG_KEEP_DAYS, type SecurityEvent } from "./security-log";
-export {
-  loadSigningKeyring,
-  type Rotation,
-  rawPublicKey,
-  rotateSigningKey,
-  type SigningKey,
-  type SigningKeyring,
-  type SigningKeySource,
-  type SigningPurpose,
-  signingPurposes,
-  thumbprint,
-} from "./signing/keyring";
-export type { ArtifactStore, StoredObject } from "./storage/store";

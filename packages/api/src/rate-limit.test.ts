@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createAttemptLimiter } from "@shelf/server/attempt-limit";
+import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAttemptLimiter } from "./attempt-limit";
-import { createRateLimiter, type RateLimiter } from "./rate-limit";
 import { createAccountWithKey, createApiClient } from "./testing";
 import { startPrivateRedis } from "./testing/private-redis";
 

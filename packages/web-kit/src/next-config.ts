@@ -19,7 +19,7 @@ const SERVER_EXTERNAL = [
 export function shelfNextConfig(own: NextConfig = {}): NextConfig {
   const { serverExternalPackages = [], ...rest } = own;
   return createNextIntlPlugin("./src/i18n/request.ts")({
-    transpilePackages: ["@shelf/api", "@shelf/db", "@shelf/web-kit"],
+    transpilePackages: ["@shelf/api", "@shelf/db", "@shelf/server", "@shelf/web-kit"],
     serverExternalPackages: [...SERVER_EXTERNAL, ...serverExternalPackages],
     poweredByHeader: false,
     // /api answers JSON at exactly the path asked: never a trailing-slash redirect.

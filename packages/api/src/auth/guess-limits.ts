@@ -1,4 +1,4 @@
-import { type AttemptLimiter, createAttemptLimiter } from "../attempt-limit";
+import { type AttemptLimiter, createAttemptLimiter } from "@shelf/server/attempt-limit";
 
 /** Failed sign-ins allowed per account (by email) and per client address in one window. */
 export const SIGN_IN_ATTEMPTS_PER_ACCOUNT = 10;

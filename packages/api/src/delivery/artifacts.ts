@@ -1,6 +1,6 @@
+import type { FileOutput } from "@shelf/server/plain";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import mime from "mime-types";
-import type { FileOutput } from "../plain";
-import type { ArtifactStore } from "../storage/store";
 
 /** The media type a file is served with, from its name; unknown kinds are plain bytes. */
 export function contentTypeOf(filename: string): string {

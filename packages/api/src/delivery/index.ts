@@ -1,10 +1,10 @@
 import path from "node:path";
+import { loadSigningKeyring, type SigningKeyring } from "@shelf/server/signing/keyring";
+import { createFilesystemStore } from "@shelf/server/storage/filesystem";
+import { createS3Store } from "@shelf/server/storage/s3";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { loadDataFolderSecret } from "../data-secret";
 import { type ApiEnv, signingKeySource } from "../env";
-import { loadSigningKeyring, type SigningKeyring } from "../signing/keyring";
-import { createFilesystemStore } from "../storage/filesystem";
-import { createS3Store } from "../storage/s3";
-import type { ArtifactStore } from "../storage/store";
 import { createDownloadLinks, type DownloadLinks } from "./links";
 
 /** What delivering files needs: where the bytes are, how links to them are signed, and the key that signs feeds. */

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { z } from "zod";
 import { DomainError } from "../errors";
-import type { ArtifactStore } from "../storage/store";
 
 /** What a download link grants: one stored object, under one name, until it expires. */
 export type DownloadTicket = {

@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createFilesystemStore } from "@shelf/server/storage/filesystem";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFilesystemStore } from "../storage/filesystem";
-import type { ArtifactStore } from "../storage/store";
 import { ReplayError, replayRun } from "./replay";
 
 let workDir: string;

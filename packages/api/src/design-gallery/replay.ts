@@ -1,9 +1,9 @@
 import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReplaySummary } from "@shelf/db/schema";
+import type { Logger } from "@shelf/server/log";
+import { type ArtifactStore, MissingObjectError } from "@shelf/server/storage/store";
 import { and, asc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
-import type { Logger } from "../log";
-import { type ArtifactStore, MissingObjectError } from "../storage/store";
 import { planReplay } from "./plan";
 import type { CaptureRow, CurrentFlow, CurrentScreen, Visit } from "./plan-types";
 import { refreshGalleryCounts } from "./query/counts";

@@ -1,13 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../auth/design-token-admin";
 import { createDesignApiEdge } from "../design-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
-import { createRateLimiter } from "../rate-limit";
 import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { randomScreens, seedRun } from "../testing/gallery";

@@ -1,4 +1,4 @@
-import { type ClientJson, JSON_TYPE, parseClientJson, TOO_DEEP } from "../json-text";
+import { type ClientJson, JSON_TYPE, parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
 import { formValues, type JsonSchema } from "./input";
 import { readMultipart } from "./multipart";
 import type { ProtocolBody } from "./protocol";

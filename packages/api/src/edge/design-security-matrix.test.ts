@@ -1,5 +1,5 @@
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { createDesignApiEdge, designRouter } from "../design-api";
-import { createRateLimiter } from "../rate-limit";
 import { TEST_BASE_URL, testLog } from "../testing";
 import { describeDesignSecurityMatrix } from "../testing/design-security-matrix";
 

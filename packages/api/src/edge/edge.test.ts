@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { validate } from "@readme/openapi-parser";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createLogger } from "@shelf/server/log";
+import { plainKinds } from "@shelf/server/plain";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
-import { createLogger } from "../log";
-import { plainKinds } from "../plain";
-import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
 import {
   appendToRunLog,

@@ -1,4 +1,4 @@
-import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
+import { contentDisposition, type FileOutput, type PlainOutput } from "@shelf/server/plain";
 import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
 import type { EdgeRequest } from "./request";
 import { domainErrorBody, type EdgeResult, jsonResult } from "./results";

@@ -1,5 +1,5 @@
+import { JSON_TYPE, parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
 import { type DomainErrorCode, domainErrors } from "../errors";
-import { JSON_TYPE, parseClientJson, TOO_DEEP } from "../json-text";
 import { type EdgeRequest, readBody } from "./request";
 import { type EdgeResult, type ErrorBody, jsonResult } from "./results";
 

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { isPumpable } from "@shelf/server/storage/pump";
 import { domainErrors } from "../errors";
-import { isPumpable } from "../storage/pump";
 import type { EdgeRequest } from "./request";
 import { bodyLength, domainErrorBody, type EdgeResult, errorToResponse, isStream, jsonResult } from "./results";
 

@@ -1,9 +1,9 @@
+import { jsonTextSchema } from "@shelf/server/json-text";
+import { type PlainKind, plainKinds } from "@shelf/server/plain";
 import type { AnyRouter } from "@trpc/server";
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { z } from "zod";
 import { type DomainErrorCode, domainErrors } from "../errors";
-import { jsonTextSchema } from "../json-text";
-import { type PlainKind, plainKinds } from "../plain";
 import type { EdgeRoute } from "./routes";
 
 type Operation = {

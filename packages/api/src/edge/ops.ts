@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Metrics } from "../metrics";
+import type { Metrics } from "@shelf/server/metrics";
 import type { EdgeRequest } from "./request";
 import { type EdgeResult, errorResult, jsonResult } from "./results";
 

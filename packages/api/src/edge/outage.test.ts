@@ -1,11 +1,11 @@
 import { createDb, type DbHandle, schema } from "@shelf/db";
 import { createDatabaseHealth, type DatabaseHealth } from "@shelf/db/server";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { createEdge } from "../api-edge";
-import { createRateLimiter } from "../rate-limit";
 import {
   createAccountWithKey,
   createApiClient,

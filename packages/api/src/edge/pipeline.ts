@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type Database, withDeadline } from "@shelf/db";
+import { JsonText } from "@shelf/server/json-text";
+import type { Logger } from "@shelf/server/log";
+import type { PlainOutput } from "@shelf/server/plain";
+import type { RateLimiter } from "@shelf/server/rate-limit";
 import type { AnyRouter } from "@trpc/server";
 import type { Context } from "../context";
-import { JsonText } from "../json-text";
-import type { Logger } from "../log";
-import type { PlainOutput } from "../plain";
-import type { RateLimiter } from "../rate-limit";
 import { clientAddressOf } from "./address";
 import { BODY_METHODS, readRouteBody } from "./body";
 import { type DirectCall, directCall } from "./direct";

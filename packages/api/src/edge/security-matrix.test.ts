@@ -1,5 +1,5 @@
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { createAccountApiEdge } from "../account-api";
-import { createRateLimiter } from "../rate-limit";
 import { appRouter } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";

@@ -18,6 +18,7 @@ export const BUILD_SOURCES = [
   "tsconfig.json",
   "../../packages/api/src",
   "../../packages/web-kit/src",
+  "../../packages/server/src",
   "../../packages/db/src",
   "../../package-lock.json",
 ];

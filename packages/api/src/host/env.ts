@@ -1,7 +1,7 @@
 import { type DbEnv, envErrorLine, optionalSetting, readDbEnv, SetupError } from "@shelf/db/env";
+import { type LogEnv, readLogEnv } from "@shelf/server/log";
 import { z } from "zod";
 import { type ApiEnv, readApiEnv } from "../env";
-import { type LogEnv, readLogEnv } from "../log";
 
 /** What every app's process is configured with (the web app, the design app); each app adds its own port. */
 export const HostEnv = z.object({

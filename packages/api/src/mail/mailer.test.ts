@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createMailer } from "@shelf/server/mail/mailer";
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkIn, startTestSmtpServer, type TestSmtpServer } from "../testing/smtp";
-import { createMailer } from "./mailer";
 import { passwordResetMail } from "./messages";
 
 let smtp: TestSmtpServer;

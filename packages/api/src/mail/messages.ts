@@ -1,5 +1,5 @@
+import type { Mail } from "@shelf/server/mail/mailer";
 import type { AnswerLanguage } from "../language";
-import type { Mail } from "./mailer";
 
 /** Text for an HTML body: nothing a name or an address holds can become markup. */
 export function escapeHtml(value: string): string {

@@ -1,6 +1,6 @@
 import type { schema } from "@shelf/db";
+import type { Mail } from "@shelf/server/mail/mailer";
 import { type AnswerLanguage, moneyIn } from "../language";
-import type { Mail } from "./mailer";
 import { compose, greeting, type Words } from "./messages";
 
 type OutboxRow = typeof schema.mailOutbox.$inferSelect;

@@ -1,9 +1,9 @@
 import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { Logger } from "@shelf/server/log";
+import type { Mailer } from "@shelf/server/mail/mailer";
+import { type Periodic, schedulePeriodic } from "@shelf/server/periodic";
 import { asc, eq, lte, sql } from "drizzle-orm";
-import type { Logger } from "../log";
-import { type Periodic, schedulePeriodic } from "../periodic";
-import type { Mailer } from "./mailer";
 import { renderOutboxMail } from "./notices";
 
 const { mailOutbox } = schema;

@@ -1,4 +1,5 @@
 import { schema } from "@shelf/db";
+import { createMailer } from "@shelf/server/mail/mailer";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createGuessLimits } from "../auth/guess-limits";
@@ -12,7 +13,6 @@ import { signedInCaller, TEST_BASE_URL, testLog } from "../testing/harness";
 import { recordSecret } from "../testing/secrets";
 import { type ReceivedMail, withMailer } from "../testing/smtp";
 import { withTestDatabase } from "../testing/suite";
-import { createMailer } from "./mailer";
 import { deliverOutbox } from "./outbox";
 
 const testDb = withTestDatabase();

@@ -5,13 +5,13 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "@shelf/server/log";
 import type { AnyRouter } from "@trpc/server";
 import type { Caller } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { type AccountMcp, type Context, createContext, type RpcMessage } from "../context";
 import type { EdgeRequest } from "../edge/request";
 import { DomainError } from "../errors";
-import type { Logger } from "../log";
 import {
   callProcedureTool,
   fromResponse,

@@ -3,10 +3,10 @@ import https from "node:https";
 import net from "node:net";
 import tls from "node:tls";
 import { type Database, schema } from "@shelf/db";
+import { JSON_TYPE } from "@shelf/server/json-text";
+import type { Logger } from "@shelf/server/log";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { JSON_TYPE } from "../json-text";
-import type { Logger } from "../log";
 import { type MetadataDocuments, type OAuthClient, redirectUriProblem } from "./clients";
 
 const { oauthClients } = schema;

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,6 @@ import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
 import { pruneExpired } from "../housekeeping";
-import { createRateLimiter } from "../rate-limit";
 import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest } from "./authorize";
 import { isNativeApp } from "./clients";

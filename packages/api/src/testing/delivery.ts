@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { loadSigningKeyring } from "@shelf/server/signing/keyring";
+import { createFilesystemStore } from "@shelf/server/storage/filesystem";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import type { Delivery } from "../delivery";
 import { createDownloadLinks } from "../delivery/links";
-import { loadSigningKeyring } from "../signing/keyring";
-import { createFilesystemStore } from "../storage/filesystem";
-import type { ArtifactStore } from "../storage/store";
 
 /**
  * Real delivery for tests: a filesystem store in a folder of its own (or the store given, e.g. S3), a signing key

@@ -1,10 +1,10 @@
 import { createDb } from "@shelf/db";
+import { createLogger, readLogEnv } from "@shelf/server/log";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { createEdge } from "../api-edge";
 import { writeNode } from "../edge/node";
 import { errorResult } from "../edge/results";
 import { createEdgeServer } from "../edge/server";
-import { createLogger, readLogEnv } from "../log";
-import { createRateLimiter } from "../rate-limit";
 import { createTestRouter } from "./test-router";
 
 /**

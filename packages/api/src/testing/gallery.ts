@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { CollectLang, CollectViewport, ColorMode } from "@shelf/db/enums";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { replayRun } from "../design-gallery/replay";
-import type { ArtifactStore } from "../storage/store";
 
 /*
  * Galleries for tests, made the way collectors make them: runs of captures (images, HTML and CSS in the real store)

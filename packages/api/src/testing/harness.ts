@@ -1,4 +1,6 @@
 import type { Database } from "@shelf/db";
+import { createLogger, type Logger, readLogEnv } from "@shelf/server/log";
+import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
 import { createAccountApiEdge } from "../account-api";
 import { resolveCredential } from "../auth/credential";
 import { createGuessLimits, type GuessLimits } from "../auth/guess-limits";
@@ -7,8 +9,6 @@ import { createContext } from "../context";
 import type { Delivery } from "../delivery";
 import { fromFetch, toResponse } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
-import { createLogger, type Logger, readLogEnv } from "../log";
-import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { sharedTestDelivery } from "./delivery";

@@ -1,3 +1,4 @@
+export * from "@shelf/server/testing/openssl";
 export * from "./appcast";
 export * from "./contract";
 export * from "./db-proxy";
@@ -6,6 +7,5 @@ export * from "./downloaders";
 export * from "./factories";
 export * from "./harness";
 export * from "./jws";
-export * from "./openssl";
 export * from "./secrets";
 export * from "./tls";

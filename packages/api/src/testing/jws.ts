@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from "node:crypto";
+import { opensslVerifies } from "@shelf/server/testing/openssl";
 import { canonicalize } from "json-canonicalize";
-import { opensslVerifies } from "./openssl";
 
 /**
  * Verifiers written apart from the service's signing code (no jose, no `canonicalize`): Node's own Ed25519 and

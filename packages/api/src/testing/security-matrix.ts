@@ -1,5 +1,7 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { jsonTextSchema } from "@shelf/server/json-text";
+import { plainKinds } from "@shelf/server/plain";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,8 +13,6 @@ import type { Delivery } from "../delivery";
 import type { Edge } from "../edge/pipeline";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { type DomainErrorCode, domainErrors } from "../errors";
-import { jsonTextSchema } from "../json-text";
-import { plainKinds } from "../plain";
 import { createCallerFactory, type ListedRow, type Meta, type RequestExample } from "../trpc";
 import { contractMismatch } from "./contract";
 import { createTestDelivery } from "./delivery";

@@ -1,8 +1,8 @@
 import type { AddressInfo } from "node:net";
+import { createMailer, type Mailer } from "@shelf/server/mail/mailer";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll } from "vitest";
-import { createMailer, type Mailer } from "../mail/mailer";
 
 export type ReceivedMail = { to: string[]; from: string; subject: string; text: string; html: string };
 

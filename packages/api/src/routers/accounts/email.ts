@@ -1,12 +1,12 @@
 import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { Logger } from "@shelf/server/log";
+import type { Mail, Mailer } from "@shelf/server/mail/mailer";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { RecoveryLimits, SignInLimits } from "../../auth/guess-limits";
 import { hashSecret, randomSecret } from "../../auth/key-secret";
 import { DomainError, isUniqueViolation, parseInput, ValidationError } from "../../errors";
 import type { AnswerLanguage } from "../../language";
-import type { Logger } from "../../log";
-import type { Mail, Mailer } from "../../mail/mailer";
 import { emailChangedNoticeMail, emailChangeMail, emailVerificationMail } from "../../mail/messages";
 import { recordSecurityEvent } from "../../security-log";
 import { EmailChangeInput, EmailLinkInput } from "./schemas";

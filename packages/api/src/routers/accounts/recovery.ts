@@ -1,5 +1,7 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { Logger } from "@shelf/server/log";
+import type { Mailer } from "@shelf/server/mail/mailer";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { RecoveryLimits } from "../../auth/guess-limits";
 import { hashSecret, randomSecret } from "../../auth/key-secret";
@@ -7,8 +9,6 @@ import { hashPassword } from "../../auth/password";
 import { endWebSessions } from "../../auth/web-session";
 import { DomainError, parseInput } from "../../errors";
 import type { AnswerLanguage } from "../../language";
-import type { Logger } from "../../log";
-import type { Mailer } from "../../mail/mailer";
 import { passwordResetMail } from "../../mail/messages";
 import { recordSecurityEvent } from "../../security-log";
 import { PasswordResetInput, PasswordResetRequestInput } from "./schemas";

@@ -1,7 +1,7 @@
 import path from "node:path";
+import { rotateSigningKey } from "@shelf/server/signing/keyring";
 import { describe, expect, it } from "vitest";
 import { restoreDevice, revokeDevice, setPolicy } from "../../client-policy";
-import { rotateSigningKey } from "../../signing/keyring";
 import {
   createAccountWithKey,
   createApiClient,

@@ -1,9 +1,9 @@
+import { jwks } from "@shelf/server/signing/jws";
 import { z } from "zod";
 import { revokeDevice } from "../../client-policy";
 import { deliveryOf } from "../../context";
 import { exampleSeat } from "../../examples/seats";
 import { accountProcedure, publicProcedure } from "../../procedures";
-import { jwks } from "../../signing/jws";
 import { router } from "../../trpc";
 import { ClientConfigData, JwksData } from "./schemas";
 import { clientConfig } from "./service";

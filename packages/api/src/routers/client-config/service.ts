@@ -1,7 +1,7 @@
 import type { Database } from "@shelf/db";
+import { signCanonical } from "@shelf/server/signing/jws";
+import type { SigningKeyring } from "@shelf/server/signing/keyring";
 import type { Caller } from "../../auth/caller";
-import { signCanonical } from "../../signing/jws";
-import type { SigningKeyring } from "../../signing/keyring";
 import { preparedRows } from "../../sql-text";
 import type { ClientConfigData } from "./schemas";
 

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDesignToken, revokeDesignToken } from "../../auth/design-token-admin";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
-import { createRateLimiter } from "../../rate-limit";
 import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
 import { AssetAnswer, CaptureAnswer, COLLECT_LIMITS, RunAnswer } from "./schemas";

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../../auth/design-token-admin";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
-import { createRateLimiter } from "../../rate-limit";
 import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
 import { type ScreenSpec, seedRun, type VariantState } from "../../testing/gallery";
 import { recordSecret } from "../../testing/secrets";

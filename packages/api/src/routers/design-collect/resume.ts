@@ -1,7 +1,7 @@
 import type { Database } from "@shelf/db";
-import type { Logger } from "../../log";
-import { type Periodic, schedulePeriodic } from "../../periodic";
-import type { ArtifactStore } from "../../storage/store";
+import type { Logger } from "@shelf/server/log";
+import { type Periodic, schedulePeriodic } from "@shelf/server/periodic";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { resumeStaleReplays } from "./submit";
 
 /**

@@ -9,8 +9,8 @@ import {
   colorModes,
   galleryFlowKinds,
 } from "@shelf/db/enums";
+import { parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
 import { z } from "zod";
-import { parseClientJson, TOO_DEEP } from "../../json-text";
 import { CaptureMeta } from "../../schemas/capture-meta";
 import { DateTime, hasControlCharacter, IdParam } from "../../schemas/common";
 import { UploadedFileSchema } from "../../schemas/upload";

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { type Database, type Executor, schema } from "@shelf/db";
 import type { CaptureOutcome, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
+import type { ArtifactStore, StoredObject } from "@shelf/server/storage/store";
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { appOf } from "../../design-gallery/pages";
 import { previewReplay } from "../../design-gallery/preview";
 import { DomainError, type FieldErrors, ValidationError } from "../../errors";
 import { type CaptureMeta, COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
 import { isoOrNull } from "../../schemas/common";
-import type { ArtifactStore, StoredObject } from "../../storage/store";
 import { readImageHeader } from "./image-header";
 import {
   COLLECT_LIMITS,

@@ -1,10 +1,10 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
+import { type Logger, safeError } from "@shelf/server/log";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { replayRun } from "../../design-gallery/replay";
 import { DomainError, ValidationError } from "../../errors";
-import { type Logger, safeError } from "../../log";
-import type { ArtifactStore } from "../../storage/store";
 import type { CollectRunData, SubmitRunInput } from "./schemas";
 import { type CollectAgent, readRun, refuseClosed, visibleTo } from "./service";
 

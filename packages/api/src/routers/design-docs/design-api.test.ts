@@ -1,9 +1,9 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../../auth/design-token-admin";
 import { createDesignApiEdge, designRouter } from "../../design-api";
 import { collectRoutes } from "../../edge/routes";
-import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
 

@@ -1,8 +1,8 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
-import { createRateLimiter } from "../../rate-limit";
 import { ScreensPage } from "../../schemas/gallery-screens";
 import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
 import { randomScreens, seedRun } from "../../testing/gallery";

@@ -1,9 +1,9 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { asc, eq, inArray, ne } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignApiEdge } from "../../design-api";
-import { createRateLimiter } from "../../rate-limit";
 import { ScreensPage } from "../../schemas/gallery-screens";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { ArtifactStore } from "@shelf/server/storage/store";
 import { and, eq } from "drizzle-orm";
 import { replayRun } from "../../design-gallery/replay";
-import type { ArtifactStore } from "../../storage/store";
 
 /** The smallest PNG there is: one transparent pixel. */
 const EXAMPLE_PNG = Buffer.from(

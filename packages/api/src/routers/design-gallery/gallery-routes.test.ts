@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
 import type { Edge } from "../../edge/pipeline";
-import { createRateLimiter } from "../../rate-limit";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";
 import { type ScreenSpec, seedRun, type VariantState } from "../../testing/gallery";

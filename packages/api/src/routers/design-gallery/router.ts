@@ -1,9 +1,9 @@
+import { JsonText, jsonTextOf } from "@shelf/server/json-text";
+import { FileOutput } from "@shelf/server/plain";
 import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { storedFile } from "../../delivery/artifacts";
 import { screensPageText } from "../../design-gallery/query/counts";
-import { JsonText, jsonTextOf } from "../../json-text";
-import { FileOutput } from "../../plain";
 import { publicProcedure } from "../../procedures";
 import { COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
 import { ScreensPage } from "../../schemas/gallery-screens";

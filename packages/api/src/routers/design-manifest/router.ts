@@ -1,8 +1,8 @@
 import { Readable } from "node:stream";
+import { FileOutput } from "@shelf/server/plain";
 import { z } from "zod";
 import { listDocuments } from "../../design-documents";
 import { SKILL_ARCHIVE_PATH, SKILL_INDEX_SCHEMA, SKILL_NAME, skillPackage } from "../../design-skill/package";
-import { FileOutput } from "../../plain";
 import { designProcedure, publicProcedure } from "../../procedures";
 import { PageInput } from "../../schemas/design-page";
 import { router } from "../../trpc";

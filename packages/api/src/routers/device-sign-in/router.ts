@@ -1,4 +1,4 @@
-import { createAttemptLimiter } from "../../attempt-limit";
+import { createAttemptLimiter } from "@shelf/server/attempt-limit";
 import { sessionCaller } from "../../auth/web-session";
 import { guessLimitsOf } from "../../context";
 import { publicProcedure, sessionProcedure } from "../../procedures";

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Database, Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { AttemptLimiter } from "@shelf/server/attempt-limit";
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { defaultAbilities } from "../../abilities";
-import type { AttemptLimiter } from "../../attempt-limit";
 import type { SessionCaller } from "../../auth/caller";
 import { createApiKey, KEY_SLOTS_PER_SCOPE } from "../../auth/key-issuing";
 import { hashSecret, randomSecret } from "../../auth/key-secret";

@@ -3,13 +3,14 @@ import { Readable } from "node:stream";
 import { createDb, schema } from "@shelf/db";
 import { createDatabaseHealth } from "@shelf/db/server";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createRateLimiter } from "@shelf/server/rate-limit";
+import { rawPublicKey } from "@shelf/server/signing/keyring";
+import { opensslVerifies } from "@shelf/server/testing/openssl";
 import type { Element } from "@xmldom/xmldom";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
 import type { Delivery } from "../../delivery";
-import { createRateLimiter } from "../../rate-limit";
-import { rawPublicKey } from "../../signing/keyring";
 import {
   createAccountWithKey,
   createApiClient,
@@ -29,7 +30,6 @@ import {
 } from "../../testing/appcast";
 import { startDbProxy } from "../../testing/db-proxy";
 import { createTestDelivery } from "../../testing/delivery";
-import { opensslVerifies } from "../../testing/openssl";
 import { yankRelease } from "../products/admin-service";
 import { type PublishReleaseInput, publishRelease } from "../products/publish";
 

@@ -1,5 +1,5 @@
 import type { ReleaseChannel } from "@shelf/db/enums";
-import type { SigningKeyring } from "../../signing/keyring";
+import type { SigningKeyring } from "@shelf/server/signing/keyring";
 
 export const SPARKLE_NAMESPACE = "http://www.andymatuschak.org/xml-namespaces/sparkle";
 

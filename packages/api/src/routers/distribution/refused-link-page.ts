@@ -1,7 +1,7 @@
+import type { TextOutput } from "@shelf/server/plain";
 import { DomainError } from "../../errors";
 import type { AnswerLanguage } from "../../language";
 import { escapeHtml } from "../../mail/messages";
-import type { TextOutput } from "../../plain";
 
 const WORDS = {
   en: {

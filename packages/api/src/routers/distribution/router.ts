@@ -1,10 +1,10 @@
 import { releaseChannels } from "@shelf/db/enums";
+import { FileOutput, RedirectOutput, TextOutput } from "@shelf/server/plain";
 import { z } from "zod";
 import { releaseArtifact } from "../../catalog/releases";
 import { deliveryOf } from "../../context";
 import { exampleRelease } from "../../examples/release";
 import { answerLanguageOf } from "../../language";
-import { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { publicProcedure } from "../../procedures";
 import { IdParam } from "../../schemas/common";
 import { router } from "../../trpc";

@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
+import type { FileOutput, RedirectOutput, TextOutput } from "@shelf/server/plain";
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { NEWEST_VERSION_FIRST_SQL, offeredReleases } from "../../catalog/channels";
@@ -8,7 +9,6 @@ import { releaseArtifact } from "../../catalog/releases";
 import type { Delivery } from "../../delivery";
 import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
-import type { FileOutput, RedirectOutput, TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { qualified } from "../../sql-text";
 import { assertMayDownload, distributionAccess, feedChannels } from "./access";

@@ -1,6 +1,6 @@
+import { jsonTextOf } from "@shelf/server/json-text";
 import { z } from "zod";
 import { exampleEndedProduct, exampleHeldProduct } from "../../examples/held-products";
-import { jsonTextOf } from "../../json-text";
 import { accountProcedure, sessionProcedure } from "../../procedures";
 import { router } from "../../trpc";
 import { EndedAccessData, EndedAccessInput, LibraryApiData } from "./schemas";

@@ -1,9 +1,9 @@
 import type { Database } from "@shelf/db";
+import { JsonText } from "@shelf/server/json-text";
 import { sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { NEWEST_VERSION_FIRST_SQL } from "../../catalog/channels";
 import { emptyPayload, toDeliveryData, typeLabels } from "../../catalog/delivery-data";
-import { JsonText } from "../../json-text";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL } from "../../product-access";
 import { isoSql, preparedRows, sqlRows } from "../../sql-text";
 import type { EndedAccessData, LibraryApiData } from "./schemas";

@@ -1,5 +1,5 @@
-import { signJwt } from "../../signing/jws";
-import type { SigningKeyring } from "../../signing/keyring";
+import { signJwt } from "@shelf/server/signing/jws";
+import type { SigningKeyring } from "@shelf/server/signing/keyring";
 
 const DAY_MS = 86_400_000;
 

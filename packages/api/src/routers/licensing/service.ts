@@ -1,10 +1,10 @@
 import type { Database } from "@shelf/db";
+import type { SigningKeyring } from "@shelf/server/signing/keyring";
 import { sql } from "drizzle-orm";
 import type { ApiKeyCaller, Caller } from "../../auth/caller";
 import { DomainError, ValidationError } from "../../errors";
 import { ACTIVE_ENTITLEMENT_E_SQL, BEST_ENTITLEMENT_FIRST_E_SQL, type ProductAccess } from "../../product-access";
 import { recordSecurityEvent } from "../../security-log";
-import type { SigningKeyring } from "../../signing/keyring";
 import { isoSql, preparedRows, sqlRows } from "../../sql-text";
 import { issueCertificate } from "./certificate";
 import type {

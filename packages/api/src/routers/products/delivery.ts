@@ -1,13 +1,13 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
+import type { FileOutput } from "@shelf/server/plain";
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "../../catalog/channels";
 import { releaseArtifact, withinUpdateWindow } from "../../catalog/releases";
 import type { Delivery } from "../../delivery";
 import { storedFile } from "../../delivery/artifacts";
 import { DomainError } from "../../errors";
-import type { FileOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import type { ProductAccess } from "../../product-access";
 import type { ProductInstallData } from "./schemas";

@@ -2,14 +2,14 @@ import { pipeline, Readable, Transform, type TransformCallback } from "node:stre
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { releaseChannels } from "@shelf/db/enums";
+import type { SigningKeyring } from "@shelf/server/signing/keyring";
+import type { ArtifactStore, ByteSource, StoredObject } from "@shelf/server/storage/store";
 import { and, eq, sql } from "drizzle-orm";
 import semver from "semver";
 import { z } from "zod";
 import { contentTypeOf } from "../../delivery/artifacts";
 import { DomainError, isUniqueViolation, parseInput } from "../../errors";
 import { hasControlCharacter } from "../../schemas/common";
-import type { SigningKeyring } from "../../signing/keyring";
-import type { ArtifactStore, ByteSource, StoredObject } from "../../storage/store";
 import { ContentAssetPath } from "./schemas";
 
 const { products, releases, productContentAssets } = schema;

@@ -1,8 +1,8 @@
 import { Readable } from "node:stream";
+import { FileOutput, TextOutput } from "@shelf/server/plain";
 import { z } from "zod";
 import { deliveryOf } from "../../context";
 import { exampleRelease } from "../../examples/release";
-import { FileOutput, TextOutput } from "../../plain";
 import { accountProcedure, productProcedure } from "../../procedures";
 import { type ExampleContext, router } from "../../trpc";
 import { bundle, contentAsset, installPlan, listContentAssets } from "./delivery";

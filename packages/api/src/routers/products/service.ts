@@ -1,6 +1,7 @@
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { ReleaseChannel } from "@shelf/db/enums";
+import type { TextOutput } from "@shelf/server/plain";
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import semver from "semver";
 import type { Caller } from "../../auth/caller";
@@ -8,7 +9,6 @@ import { NEWEST_VERSION_FIRST_SQL, offeredReleases, visibleChannels } from "../.
 import { toDeliveryData } from "../../catalog/delivery-data";
 import { withinUpdateWindow } from "../../catalog/releases";
 import { DomainError } from "../../errors";
-import type { TextOutput } from "../../plain";
 import { perDatabase } from "../../prepared";
 import { entitledSql, type ProductAccess } from "../../product-access";
 import { toProductApiData } from "./format";

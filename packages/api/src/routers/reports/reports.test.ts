@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
+import { createMailer } from "@shelf/server/mail/mailer";
+import { createRateLimiter } from "@shelf/server/rate-limit";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
 import { createOrder } from "../../commerce/order-admin";
-import { createMailer } from "../../mail/mailer";
 import { deliverOutbox } from "../../mail/outbox";
-import { createRateLimiter } from "../../rate-limit";
 import {
   createAccount,
   createAccountWithKey,

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Executor } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { ArtifactStore, StoredObject } from "@shelf/server/storage/store";
 import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { ApiKeyCaller } from "../../auth/caller";
 import type { UploadedFile } from "../../schemas/upload";
-import type { ArtifactStore, StoredObject } from "../../storage/store";
 import type { SupportReportData, SupportReportInput } from "./schemas";
 
 const { supportReports, supportTickets } = schema;

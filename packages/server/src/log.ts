@@ -2,7 +2,7 @@ import { openSync } from "node:fs";
 import { envErrorLine, optionalSetting, SetupError } from "@shelf/db/env";
 import pino from "pino";
 import { z } from "zod";
-import { DomainError, ValidationError } from "./errors";
+import { CodedError, ValidationError } from "./errors";
 
 export type Logger = pino.Logger;
 
@@ -65,8 +65,8 @@ export function safeError(error: unknown, depth = 0): SafeError {
   const type = error.constructor?.name ?? error.name;
   const code = (error as { code?: unknown }).code;
   const cause = error.cause !== undefined && depth < 5 ? { cause: safeError(error.cause, depth + 1) } : {};
-  if (error instanceof DomainError || error instanceof ValidationError) {
-    return { type, code: error instanceof DomainError ? error.code : "validation", message: error.message };
+  if (error instanceof CodedError || error instanceof ValidationError) {
+    return { type, code: error instanceof CodedError ? error.code : "validation", message: error.message };
   }
   const fromDatabase =
     type === "PostgresError" || type === "DrizzleQueryError" || "query" in error || "parameters" in error;

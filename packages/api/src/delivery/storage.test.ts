@@ -7,13 +7,13 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import S3rver from "@20minutes/s3rver";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createFilesystemStore } from "@shelf/server/storage/filesystem";
+import { createS3Store } from "@shelf/server/storage/s3";
+import { type ArtifactStore, MissingObjectError } from "@shelf/server/storage/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishRelease } from "../routers/products/publish";
 import { aria2cArgs, createAccountWithKey, createApiClient, createProduct, grantEntitlement } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
-import { createFilesystemStore } from "./filesystem";
-import { createS3Store } from "./s3";
-import { type ArtifactStore, MissingObjectError } from "./store";
 
 /**
  * Both artifact stores against the same expectations: the filesystem store in a folder of its own, and the S3 store
