@@ -7,6 +7,8 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { withDeadline } from "@shelf/db";
+import { allowedHostsFor, sameOrigin } from "@shelf/server/edge/hosts";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import type { EdgeOptions } from "../api-edge";
 import type { DesignCaller } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
@@ -14,10 +16,8 @@ import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import { designApiPolicy, designRouter } from "../design-api";
 import { failureResult, unavailableResult } from "../edge/failure";
-import { allowedHostsFor, sameOrigin } from "../edge/hosts";
 import { asJsonRpcError, readRpcMessage } from "../edge/json-rpc";
 import type { Edge } from "../edge/pipeline";
-import type { EdgeRequest } from "../edge/request";
 import { type EdgeResult, errorResult } from "../edge/results";
 import { RouteTable } from "../edge/routes";
 import { callProcedureTool, fromResponse, rpcFailure, serveStateless, unsupportedProtocolVersion } from "../mcp/http";

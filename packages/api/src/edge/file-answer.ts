@@ -1,6 +1,6 @@
+import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "@shelf/server/edge/range";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import { contentDisposition, type FileOutput, type PlainOutput } from "@shelf/server/plain";
-import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
-import type { EdgeRequest } from "./request";
 import { domainErrorBody, type EdgeResult, jsonResult } from "./results";
 
 /** A plain route's output (a redirect, a text, a stored file) as HTTP. */

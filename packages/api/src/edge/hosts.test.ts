@@ -1,9 +1,9 @@
 import http from "node:http";
+import { hostNames, isForwardedHeader } from "@shelf/server/edge/hosts";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testLog } from "../testing";
-import { hostNames, isForwardedHeader } from "./hosts";
 import type { Edge } from "./pipeline";
-import type { EdgeRequest } from "./request";
 import { jsonResult } from "./results";
 import { RouteTable } from "./routes";
 import { createEdgeServer, type EdgeServer } from "./server";

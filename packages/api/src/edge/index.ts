@@ -1,11 +1,11 @@
-export { clientAddressOf } from "./address";
+export { clientAddressOf } from "@shelf/server/edge/address";
+export { forwardedRequest, hostNames, isForwardedHeader } from "@shelf/server/edge/hosts";
+export type { EdgeRequest } from "@shelf/server/edge/request";
 export { fromFetch, handleFetch, toResponse } from "./fetch";
-export { forwardedRequest, hostNames, isForwardedHeader } from "./hosts";
 export { answerClientError, fromNode, isValidHost, originForm, writeNode } from "./node";
 export type { DocumentInfo, OpenApiDocument } from "./openapi";
 export { createEdgePipeline, type Edge, type EdgeCallers, type PipelineOptions } from "./pipeline";
 export type { EdgeProtocol } from "./protocol";
-export type { EdgeRequest } from "./request";
 export type { EdgeResult } from "./results";
 export { collectRoutes, type EdgeRoute, RouteTable } from "./routes";
 export { createEdgeServer, type EdgeServer, type EdgeServerOptions } from "./server";

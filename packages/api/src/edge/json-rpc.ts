@@ -1,6 +1,6 @@
+import { type EdgeRequest, readBody } from "@shelf/server/edge/request";
 import { JSON_TYPE, parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
 import { type DomainErrorCode, domainErrors } from "../errors";
-import { type EdgeRequest, readBody } from "./request";
 import { type EdgeResult, type ErrorBody, jsonResult } from "./results";
 
 /**

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import { isPumpable } from "@shelf/server/storage/pump";
 import { domainErrors } from "../errors";
-import type { EdgeRequest } from "./request";
 import { bodyLength, domainErrorBody, type EdgeResult, errorToResponse, isStream, jsonResult } from "./results";
 
 /** A Node request as the edge reads it. The target must already be in origin form (see `originForm`). */

@@ -1,4 +1,4 @@
-import type { EdgeRequest } from "./request";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import type { EdgeResult } from "./results";
 import type { EdgeRoute } from "./routes";
 

@@ -1,4 +1,4 @@
-import { type JsonSchema, type OpenApiParameter, type ParamSpec, paramSpecs } from "./input";
+import { type JsonSchema, type OpenApiParameter, type ParamSpec, paramSpecs } from "@shelf/server/edge/input";
 import type { OpenApiDocument } from "./openapi";
 import type { EdgeRoute } from "./routes";
 

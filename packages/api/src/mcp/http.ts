@@ -2,11 +2,11 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type CallToolResult, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { databaseUnavailable, withDeadline } from "@shelf/db";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import { JsonText } from "@shelf/server/json-text";
 import type { Logger } from "@shelf/server/log";
 import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
 import type { Context } from "../context";
-import type { EdgeRequest } from "../edge/request";
 import { type EdgeResult, errorToResponse } from "../edge/results";
 import { DomainError, ValidationError } from "../errors";
 

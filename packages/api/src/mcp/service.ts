@@ -5,12 +5,12 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { EdgeRequest } from "@shelf/server/edge/request";
 import type { Logger } from "@shelf/server/log";
 import type { AnyRouter } from "@trpc/server";
 import type { Caller } from "../auth/caller";
 import { credentialKey } from "../auth/caller";
 import { type AccountMcp, type Context, createContext, type RpcMessage } from "../context";
-import type { EdgeRequest } from "../edge/request";
 import { DomainError } from "../errors";
 import {
   callProcedureTool,

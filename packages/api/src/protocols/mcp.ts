@@ -1,6 +1,6 @@
+import { allowedHostsFor, sameOrigin } from "@shelf/server/edge/hosts";
 import { accountAbilities } from "../abilities";
 import type { ApiProtocol } from "../api-edge";
-import { allowedHostsFor, sameOrigin } from "../edge/hosts";
 import { asJsonRpcError, readRpcMessage } from "../edge/json-rpc";
 import { errorResult } from "../edge/results";
 import { PROTECTED_RESOURCE_METADATA_PATH } from "../oauth/metadata";

@@ -1,8 +1,8 @@
 import { Readable } from "node:stream";
 import busboy from "busboy";
 import type { FieldErrors } from "../errors";
-import { UploadedFile } from "../schemas/upload";
 import { type EdgeRequest, utf8 } from "./request";
+import { UploadedFile } from "./uploaded-file";
 
 /** What a route takes in a multipart body: its file fields, each with the most bytes it may hold. */
 export type MultipartSpec = { files: Record<string, { maxBytes: number }> };

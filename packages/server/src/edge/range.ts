@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import type { ByteRange } from "@shelf/server/plain";
+import type { ByteRange } from "../plain";
 
 /** More ranges than this (after merging) are not worth a multipart answer: the whole file is sent instead. */
 const MAX_RANGES = 32;
