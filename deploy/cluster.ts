@@ -10,9 +10,9 @@ import S3rver from "@20minutes/s3rver";
 import { loadDataFolderSecret, loadSigningKeyring } from "@shelf/api";
 import { APP_NODE_FLAGS, buildState } from "@shelf/api/host";
 import { startEmbeddedPostgres } from "@shelf/db/server";
+import { haproxyConfig, serverResponses, serverStates } from "./haproxy";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const TEMPLATE = path.join(root, "deploy/haproxy.cfg.template");
 
 export type AppName = "web" | "design";
 
@@ -236,80 +236,6 @@ const withoutEmpty = (env: Record<string, string | undefined>): Record<string, s
   Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
   );
-
-/** The HAProxy configuration for these instances: the template with its fields filled. */
-export async function haproxyConfig(options: {
-  bind: string;
-  webPort: number;
-  designPort: number;
-  runtimeSocket: string;
-  instances: Pick<Instance, "name" | "app" | "port">[];
-}): Promise<string> {
-  const servers = (app: AppName) =>
-    options.instances
-      .filter((instance) => instance.app === app)
-      .map((instance) => `    server ${instance.name} 127.0.0.1:${instance.port} check`)
-      .join("\n");
-  const fields: Record<string, string> = {
-    BIND: options.bind,
-    WEB_PORT: String(options.webPort),
-    DESIGN_PORT: String(options.designPort),
-    RUNTIME_SOCKET: options.runtimeSocket,
-    WEB_SERVERS: servers("web"),
-    DESIGN_SERVERS: servers("design"),
-  };
-  const template = await fs.readFile(TEMPLATE, "utf8");
-  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-    const value = fields[name];
-    if (value === undefined) throw new Error(`haproxy.cfg.template names an unknown field {{${name}}}`);
-    return value;
-  });
-}
-
-function runtimeCommand(socket: string, command: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const connection = net.connect(socket);
-    let answer = "";
-    connection.on("data", (chunk) => {
-      answer += chunk;
-    });
-    connection.once("error", reject);
-    connection.once("end", () => resolve(answer));
-    connection.write(`${command}\n`);
-  });
-}
-
-/** Every `server` line's operational state, from the runtime API's `show servers state`. */
-async function serverStates(socket: string): Promise<Map<string, number>> {
-  const answer = await runtimeCommand(socket, "show servers state");
-  const states = new Map<string, number>();
-  for (const line of answer.split("\n")) {
-    // be_id be_name srv_id srv_name srv_addr srv_op_state ...
-    const fields = line.trim().split(/\s+/);
-    if (fields.length > 6 && /^\d+$/.test(fields[0] as string)) {
-      states.set(`${fields[1]}/${fields[3]}`, Number(fields[5]));
-    }
-  }
-  return states;
-}
-
-async function serverResponses(socket: string): Promise<Map<string, number>> {
-  const [header, ...rows] = (await runtimeCommand(socket, "show stat")).trim().split("\n");
-  const columns = (header ?? "").replace(/^# /, "").split(",");
-  const counters = ["hrsp_1xx", "hrsp_2xx", "hrsp_3xx", "hrsp_4xx", "hrsp_5xx", "hrsp_other"].map((name) =>
-    columns.indexOf(name),
-  );
-  const responses = new Map<string, number>();
-  for (const row of rows) {
-    const fields = row.split(",");
-    if (fields[1] === "FRONTEND" || fields[1] === "BACKEND") continue;
-    responses.set(
-      `${fields[0]}/${fields[1]}`,
-      counters.reduce((sum, index) => sum + Number(fields[index] || 0), 0),
-    );
-  }
-  return responses;
-}
 
 /**
  * A whole deployment on this machine: one PostgreSQL, one Redis and one S3-compatible server, `web` + `design`

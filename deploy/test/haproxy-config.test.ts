@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { haproxyConfig } from "../cluster";
+import { haproxyConfig } from "../haproxy";
 
 describe("the HAProxy configuration", () => {
   it("fills the template into a configuration HAProxy accepts, one server line per instance", async () => {

@@ -84,10 +84,20 @@ export function createContext(options: CreateContextOptions): Context {
   return { ...options, keyBrand: options.keyBrand ?? DEFAULT_KEY_BRAND, res: { headers: {} } };
 }
 
+/** What an entry point was built with, for a procedure that cannot work without it: it fails loudly when missing. */
+function builtWith<K extends "guessLimits" | "delivery" | "oauth" | "mcp">(
+  ctx: Pick<Context, K>,
+  key: K,
+  what: string,
+): NonNullable<Context[K]> {
+  const value = ctx[key];
+  if (!value) throw new Error(`This entry point was built without ${what}.`);
+  return value as NonNullable<Context[K]>;
+}
+
 /** The guessing limits of an entry point that takes guesses; a procedure that needs them fails loudly without. */
 export function guessLimitsOf(ctx: Pick<Context, "guessLimits">): GuessLimits {
-  if (!ctx.guessLimits) throw new Error("This entry point was built without guessing limits (guessLimits).");
-  return ctx.guessLimits;
+  return builtWith(ctx, "guessLimits", "guessing limits (guessLimits)");
 }
 
 /**
@@ -96,18 +106,15 @@ export function guessLimitsOf(ctx: Pick<Context, "guessLimits">): GuessLimits {
  * tRPC's chain on every such request.
  */
 export function deliveryOf(ctx: Pick<Context, "delivery">): Delivery {
-  if (!ctx.delivery) throw new Error("This entry point was built without delivery (artifact store, links, signing).");
-  return ctx.delivery;
+  return builtWith(ctx, "delivery", "delivery (artifact store, links, signing)");
 }
 
 /** The authorization server's settings of the entry point that called; its endpoints fail loudly without. */
 export function oauthOf(ctx: Pick<Context, "oauth">): OAuthSettings {
-  if (!ctx.oauth) throw new Error("This entry point was built without the authorization server's settings (oauth).");
-  return ctx.oauth;
+  return builtWith(ctx, "oauth", "the authorization server's settings (oauth)");
 }
 
 /** The account MCP of the entry point that called; its endpoint fails loudly without. */
 export function mcpOf(ctx: Pick<Context, "mcp">): AccountMcp {
-  if (!ctx.mcp) throw new Error("This entry point was built without the account MCP (mcp).");
-  return ctx.mcp;
+  return builtWith(ctx, "mcp", "the account MCP (mcp)");
 }

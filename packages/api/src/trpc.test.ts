@@ -1,14 +1,10 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { useTestDatabase } from "@shelf/db/testing";
 import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DomainError } from "./errors";
 import { callerFor, createAccount, createKey, createProduct, grantEntitlement } from "./testing";
 
-let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 async function rejection(promise: Promise<unknown>) {
   const error = await promise.then(

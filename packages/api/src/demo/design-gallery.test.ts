@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createTestDatabase, useTestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../delivery";
 import { GALLERY_LOCK } from "../design-gallery/replay";
 import { failRunAsOperator } from "../routers/design-collect/admin-service";
@@ -13,14 +13,12 @@ import { SUBMIT_WAIT_MS } from "../routers/design-collect/submit";
 import { createTestDelivery } from "../testing/delivery";
 import { DEMO_COLLECTOR, DEMO_RUN_DIR, seedDemoGallery } from "./design-gallery";
 
-let testDb: TestDatabase;
+const testDb = useTestDatabase();
 let files: Delivery;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
   files = await createTestDelivery();
 });
-afterAll(() => testDb.drop());
 
 describe("the demo gallery", () => {
   it("waits while another collector holds the lock, then loads the saved run through the replay once", async () => {

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { buffer } from "node:stream/consumers";
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { useTestDatabase } from "@shelf/db/testing";
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../delivery";
 import { LibraryApiData } from "../routers/library/schemas";
 import { callerFor, createProduct, recordSecret, signedInCaller } from "../testing";
@@ -15,14 +15,12 @@ import { createTestDelivery } from "../testing/delivery";
 import { DEMO_EMAIL, DEMO_KEY_NAME, demoProducts } from "./catalog";
 import { countDemoRows, seedDemo } from "./seed";
 
-let testDb: TestDatabase;
+const testDb = useTestDatabase();
 let files: Delivery;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
   files = await createTestDelivery();
 });
-afterAll(() => testDb.drop());
 
 const counts = () => countDemoRows(testDb.db);
 const SECRET = "a".repeat(64);

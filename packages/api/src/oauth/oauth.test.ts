@@ -170,8 +170,13 @@ function sha256(secret: string): string {
 }
 
 /** A refresh token grant request by the token's client. */
-function refreshWith(clientId: string, refreshToken: string) {
-  return token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+function refreshWith(clientId: string, refreshToken: string, scope?: string) {
+  return token({
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: clientId,
+    ...(scope && { scope }),
+  });
 }
 
 /** A new grant whose first refresh token has been rotated once: `first` is the pair its rotation gave. */
@@ -204,6 +209,13 @@ async function lockWaiters(client: postgres.Sql, count: number, done: () => bool
     if ((row?.waiting ?? 0) >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+async function grantRevoked(clientId: string): Promise<boolean | undefined> {
+  const [row] = await testDb.db.execute<{ revoked: boolean }>(
+    sql`select revoked_at is not null as revoked from oauth_grants where client_id = ${clientId}`,
+  );
+  return row?.revoked;
 }
 
 function mcpInitialize(bearer: string, edge = mcp, host = new URL(TEST_BASE_URL).host) {
@@ -955,21 +967,11 @@ describe("token endpoint", () => {
   it("narrows scopes on refresh but never widens them", async () => {
     const grant = await approved("orders.read products.read");
     const issued = await exchange(grant);
-    const narrowed = await token({
-      grant_type: "refresh_token",
-      refresh_token: issued.body.refresh_token,
-      client_id: grant.clientId,
-      scope: "mcp.read",
-    });
+    const narrowed = await refreshWith(grant.clientId, issued.body.refresh_token, "mcp.read");
     expect(narrowed.body.scope).toBe("mcp.read");
     recordSecret(narrowed.body.access_token);
     recordSecret(narrowed.body.refresh_token);
-    const widened = await token({
-      grant_type: "refresh_token",
-      refresh_token: narrowed.body.refresh_token,
-      client_id: grant.clientId,
-      scope: "mcp.read subscriptions.read",
-    });
+    const widened = await refreshWith(grant.clientId, narrowed.body.refresh_token, "mcp.read subscriptions.read");
     expect(widened.body.error).toBe("invalid_scope");
   });
 });
@@ -1023,20 +1025,13 @@ describe("where tokens work", () => {
     expect((await revoke({ token: issued.body.access_token, client_id: grant.clientId })).status).toBe(200);
     expect((await mcpInitialize(issued.body.access_token)).status).toBe(401);
 
-    const refreshed = await token({
-      grant_type: "refresh_token",
-      refresh_token: issued.body.refresh_token,
-      client_id: grant.clientId,
-    });
+    const refreshed = await refreshWith(grant.clientId, issued.body.refresh_token);
     recordSecret(refreshed.body.access_token);
     recordSecret(refreshed.body.refresh_token);
     expect((await mcpInitialize(refreshed.body.access_token)).status).toBe(200);
     await revoke({ token: refreshed.body.refresh_token, client_id: grant.clientId });
     expect((await mcpInitialize(refreshed.body.access_token)).status).toBe(401);
-    const [row] = await testDb.db.execute<{ revoked: boolean }>(
-      sql`select revoked_at is not null as revoked from oauth_grants where client_id = ${grant.clientId}`,
-    );
-    expect(row?.revoked).toBe(true);
+    expect(await grantRevoked(grant.clientId)).toBe(true);
   });
 
   it("keeps an MCP session across the token refreshes of the same connected app", async () => {
@@ -1044,11 +1039,7 @@ describe("where tokens work", () => {
     const issued = await exchange(grant);
     const opened = await mcpInitialize(issued.body.access_token);
     const sessionId = opened.headers.get("mcp-session-id") as string;
-    const refreshed = await token({
-      grant_type: "refresh_token",
-      refresh_token: issued.body.refresh_token,
-      client_id: grant.clientId,
-    });
+    const refreshed = await refreshWith(grant.clientId, issued.body.refresh_token);
     recordSecret(refreshed.body.access_token);
     recordSecret(refreshed.body.refresh_token);
     const list = (bearer: string) =>
@@ -1145,10 +1136,7 @@ describe("where tokens work", () => {
     expect(replay.body.error).toBe("invalid_grant");
     expect((await mcpInitialize(first.body.access_token)).status).toBe(401);
     expect((await refresh(first.body.refresh_token)).body.error).toBe("invalid_grant");
-    const [row] = await testDb.db.execute<{ revoked: boolean }>(
-      sql`select revoked_at is not null as revoked from oauth_grants where client_id = ${grant.clientId}`,
-    );
-    expect(row?.revoked).toBe(true);
+    expect(await grantRevoked(grant.clientId)).toBe(true);
   });
 
   it("revokes the grant on reuse after the grace", async () => {

@@ -72,6 +72,18 @@ function lifecycleChecks(
   ];
 }
 
+/** The collector's run a gallery row came from (runs the gallery names are never deleted). */
+const fromRun = () =>
+  integer()
+    .notNull()
+    .references(() => collectRuns.id);
+
+/** The app a screen or flow is of. */
+const ofGalleryApp = () =>
+  integer()
+    .notNull()
+    .references(() => galleryApps.id);
+
 /** One of the company's apps as collected: the collector's `meta.app`, else a name derived from the page's URL. */
 export const galleryApps = pgTable(
   "gallery_apps",
@@ -81,13 +93,9 @@ export const galleryApps = pgTable(
     platform: text().$type<GalleryPlatform>().notNull().default("web"),
     /** Scheme, host and port of the app's pages in the newest run that captured it. */
     origin: text().notNull(),
-    firstRunId: integer()
-      .notNull()
-      .references(() => collectRuns.id),
+    firstRunId: fromRun(),
     /** The newest run whose captures made screens of it: its fonts and colors (gallery_app_terms) are that run's. */
-    lastRunId: integer()
-      .notNull()
-      .references(() => collectRuns.id),
+    lastRunId: fromRun(),
   },
   (t) => [
     uniqueIndex("gallery_apps_slug_key").on(t.slug),
@@ -103,13 +111,9 @@ export const galleryScreens = pgTable(
   "gallery_screens",
   {
     id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    appId: integer()
-      .notNull()
-      .references(() => galleryApps.id),
+    appId: ofGalleryApp(),
     /** The run that made this screen. */
-    runId: integer()
-      .notNull()
-      .references(() => collectRuns.id),
+    runId: fromRun(),
     /** The page's identity in its app: `meta.page`, else the URL's path with ids normalised (`/products/[id]`). */
     page: text().notNull(),
     /** The first variant's title (variants in viewport, language, signed-in and mode order). */
@@ -173,9 +177,7 @@ export const galleryScreenVariants = pgTable(
       .notNull()
       .references(() => collectCaptures.id),
     /** The capture's run: the screen's own run, or an older one for a carried variant. */
-    runId: integer()
-      .notNull()
-      .references(() => collectRuns.id),
+    runId: fromRun(),
     viewport: text().$type<CollectViewport>().notNull(),
     lang: text().$type<CollectLang>().notNull(),
     auth: boolean().notNull(),
@@ -280,12 +282,8 @@ export const galleryFlows = pgTable(
   "gallery_flows",
   {
     id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    appId: integer()
-      .notNull()
-      .references(() => galleryApps.id),
-    runId: integer()
-      .notNull()
-      .references(() => collectRuns.id),
+    appId: ofGalleryApp(),
+    runId: fromRun(),
     kind: text().$type<GalleryFlowKind>().notNull(),
     slug: text().notNull(),
     /** `meta.flow` as written, for a declared flow; null for a walk. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { type CreateDbOptions, createDb, type DbHandle } from "../client";
 import "./provided";
 import { bareColumnsInSubqueries } from "./subquery-columns";
@@ -58,4 +58,22 @@ export async function createTestDatabase(options: CreateDbOptions = {}): Promise
       }
     },
   };
+}
+
+/**
+ * The usual set-up of a test file: its own database, made before its tests and dropped after them. Call it at the
+ * top of the file; what it returns reads the database made in beforeAll, so touch it inside hooks and tests only.
+ */
+export function useTestDatabase(options: CreateDbOptions = {}): TestDatabase {
+  let opened: TestDatabase | undefined;
+  beforeAll(async () => {
+    opened = await createTestDatabase(options);
+  });
+  afterAll(() => opened?.drop());
+  return new Proxy({} as TestDatabase, {
+    get(_target, key) {
+      if (!opened) throw new Error("The test database is made in beforeAll: read it inside a hook or a test");
+      return opened[key as keyof TestDatabase];
+    },
+  });
 }

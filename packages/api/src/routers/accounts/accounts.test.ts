@@ -1,14 +1,9 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@shelf/db/testing";
+import { describe, expect, it } from "vitest";
 import { DomainError, ValidationError } from "../../errors";
 import { createAccount, findAccountByEmail, requireAccountByEmail } from "./service";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 describe("createAccount", () => {
   it("finds an account by email whatever the case, and refuses a second one that differs only in case", async () => {

@@ -53,6 +53,13 @@ async function verifiedPerson(language: "en" | "ko" | null = null) {
   });
 }
 
+/** Asks, in English, to move the account to a new address, and returns the address and the mailed link's token. */
+async function askToChangeEmail(d: Awaited<ReturnType<typeof deps>>, accountId: number) {
+  const target = newEmail();
+  await requestEmailChange(testDb.db, d, accountId, { current_password: PASSWORD, new_email: target, language: "en" });
+  return { target, token: tokenOf(linkIn(await smtp.next(target), LINK)) };
+}
+
 describe("email verification at sign-up", () => {
   it("signs up unverified; the mailed single-use link verifies the address and writes the log", async () => {
     const { db } = testDb;
@@ -181,9 +188,7 @@ describe("change of email", () => {
     const { db } = testDb;
     const d = await deps();
     const account = await verifiedPerson();
-    const target = newEmail();
-    await requestEmailChange(db, d, account.id, { current_password: PASSWORD, new_email: target, language: "en" });
-    const token = tokenOf(linkIn(await smtp.next(target), LINK));
+    const { target, token } = await askToChangeEmail(d, account.id);
     await signUp(db, { email: target.toUpperCase(), password: PASSWORD });
     await expect(followEmailLink(db, d, { token })).rejects.toMatchObject({ code: "conflict" });
     expect((await accountRow(account.id)).email).toBe(account.email);
@@ -196,9 +201,8 @@ describe("change of email", () => {
     const account = await signUp(db, { email: newEmail(), password: PASSWORD });
     await sendVerificationMail(db, d, account.id, "en");
     const verify = tokenOf(linkIn(await smtp.next(account.email), LINK));
-    const target = newEmail();
-    await requestEmailChange(db, d, account.id, { current_password: PASSWORD, new_email: target, language: "en" });
-    await followEmailLink(db, d, { token: tokenOf(linkIn(await smtp.next(target), LINK)) });
+    const { target, token } = await askToChangeEmail(d, account.id);
+    await followEmailLink(db, d, { token });
     await expect(followEmailLink(db, d, { token: verify })).rejects.toMatchObject({ code: "email_link_invalid" });
     expect((await accountRow(account.id)).email).toBe(target);
   });
@@ -207,9 +211,7 @@ describe("change of email", () => {
     const { db } = testDb;
     const d = await deps();
     const account = await verifiedPerson();
-    const target = newEmail();
-    await requestEmailChange(db, d, account.id, { current_password: PASSWORD, new_email: target, language: "en" });
-    const token = tokenOf(linkIn(await smtp.next(target), LINK));
+    const { target, token } = await askToChangeEmail(d, account.id);
     await db.execute(sql`create or replace function refuse_email_event() returns trigger language plpgsql as
       $$ begin raise exception 'security log refused'; end $$`);
     await db.execute(sql`create trigger refuse_email_event before insert on security_events

@@ -1,14 +1,9 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@shelf/db/testing";
+import { describe, expect, it } from "vitest";
 import { createAccount } from "../../testing/factories";
 import { signedInCaller } from "../../testing/harness";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 describe("changing one's name", () => {
   it("changes the signed-in person's own name only, clears it when empty, and refuses more than 200 characters", async () => {

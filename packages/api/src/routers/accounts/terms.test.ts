@@ -1,16 +1,11 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { useTestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../errors";
 import { findAccountByEmail, signUp } from "./service";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 const legal = { termsUrl: "https://shelf.test/terms", privacyUrl: "https://shelf.test/privacy" };
 

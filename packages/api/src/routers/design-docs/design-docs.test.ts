@@ -1,7 +1,7 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { useTestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { looksLikeApiKey } from "../../auth/api-key";
 import { looksLikeDesignToken, resolveDesignToken } from "../../auth/design-token";
 import { createDesignToken, listDesignTokens, revokeDesignToken } from "../../auth/design-token-admin";
@@ -16,12 +16,7 @@ import {
   writeVersion,
 } from "./service";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 let slugs = 0;
 const newSlug = () => `guide-${Date.now().toString(36)}-${++slugs}`;

@@ -1,11 +1,9 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
-import { createDesignApiEdge } from "../../design-api";
 import { ScreensPage } from "../../schemas/gallery-screens";
-import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
-import { randomScreens, seedRun } from "../../testing/gallery";
+import { contractMismatch, createTestDelivery } from "../../testing";
+import { galleryApi, randomScreens, seedRun } from "../../testing/gallery";
 
 /*
  * The screens list paged by cursor over HTTP: `limit` at a time, each page after the last screen shown under the
@@ -14,19 +12,12 @@ import { randomScreens, seedRun } from "../../testing/gallery";
 
 let testDb: TestDatabase;
 let delivery: Delivery;
-let request: ReturnType<typeof createApiClient>;
+let request: ReturnType<typeof galleryApi>["request"];
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   delivery = await createTestDelivery();
-  const edge = createDesignApiEdge({
-    db: testDb.db,
-    delivery,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-  });
-  request = createApiClient(testDb.db, { edge });
+  request = galleryApi(testDb.db, delivery).request;
   await seedRun(testDb.db, delivery.store, randomScreens(7, 40, 2));
 }, 60_000);
 afterAll(() => testDb.drop());

@@ -1,13 +1,10 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import { asc, eq, inArray, ne } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDesignApiEdge } from "../../design-api";
 import { ScreensPage } from "../../schemas/gallery-screens";
-import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";
-import { randomScreens, type ScreenSpec, seededRandom, seedRun } from "../../testing/gallery";
+import { galleryApi, randomScreens, type ScreenSpec, seededRandom, seedRun } from "../../testing/gallery";
 import { pageSizeFor } from "./schemas";
 
 /*
@@ -20,7 +17,7 @@ const SEED = Number(process.env.SHELF_GALLERY_SEED ?? 20261123);
 const SCREENS = 240;
 
 let testDb: TestDatabase;
-let request: ReturnType<typeof createApiClient>;
+let request: ReturnType<typeof galleryApi>["request"];
 let rows: Row[];
 let vocabulary: Record<string, string[]>;
 let screens: ScreenSpec[];
@@ -53,14 +50,7 @@ type Filters = Partial<Record<Single, string>> & Partial<Record<TermField, strin
 beforeAll(async () => {
   testDb = await createTestDatabase();
   delivery = await createTestDelivery();
-  const edge = createDesignApiEdge({
-    db: testDb.db,
-    delivery,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-  });
-  request = createApiClient(testDb.db, { edge });
+  request = galleryApi(testDb.db, delivery).request;
   screens = randomScreens(SEED, SCREENS);
   await seedRun(testDb.db, delivery.store, screens);
   // A later run captures some pages again, changed, and finds a few gone: their first screens become history.

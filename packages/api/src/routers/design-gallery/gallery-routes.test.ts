@@ -6,10 +6,9 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../delivery";
 import { createDesignApiEdge } from "../../design-api";
-import type { Edge } from "../../edge/pipeline";
 import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
 import { createTestDelivery } from "../../testing/delivery";
-import { type ScreenSpec, seedRun, type VariantState } from "../../testing/gallery";
+import { galleryApi, type ScreenSpec, seedRun, type VariantState } from "../../testing/gallery";
 
 /*
  * A screen, an app, the patterns, the taxonomy and images over HTTP, on a small gallery whose every row is known:
@@ -19,8 +18,7 @@ import { type ScreenSpec, seedRun, type VariantState } from "../../testing/galle
 
 let testDb: TestDatabase;
 let delivery: Delivery;
-let edge: Edge;
-let request: ReturnType<typeof createApiClient>;
+let request: ReturnType<typeof galleryApi>["request"];
 let runs: { first: number; second: number };
 let ids: Record<"cart1" | "cart2" | "pay" | "help" | "home" | "shop" | "blog", number>;
 
@@ -95,14 +93,7 @@ const home: ScreenSpec = {
 beforeAll(async () => {
   testDb = await createTestDatabase();
   delivery = await createTestDelivery();
-  edge = createDesignApiEdge({
-    db: testDb.db,
-    delivery,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-  });
-  request = createApiClient(testDb.db, { edge });
+  request = galleryApi(testDb.db, delivery).request;
   const first = await seedRun(testDb.db, delivery.store, [cart, pay, help, home], { buildVersions: ["2026.11.1"] });
   const again: ScreenSpec = {
     ...cart,

@@ -1,15 +1,10 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@shelf/db/testing";
+import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../errors";
 import { createAccount, createProduct } from "../../testing";
 import { grantEntitlement } from "./service";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 describe("grantEntitlement", () => {
   it("grants access, allowing an update window already over but not access that already ended", async () => {

@@ -227,6 +227,18 @@ const TAKE_SEAT_SQL = `
   )
   select ${DEVICE_COLUMNS("dev")}, seats.used, seats.mine, exists (select 1 from seat) as seated from dev, seats`;
 
+/** The parameters $1 to $6 that SEATED_DEVICE_SQL and TAKE_SEAT_SQL both take: the caller's device on the product. */
+function deviceParams(caller: Caller, state: LicenseState, input: LicenseCheckInput): (string | number | null)[] {
+  return [
+    caller.accountId,
+    state.id,
+    input.device_id ?? null,
+    input.app_version ?? null,
+    input.device_name ?? null,
+    caller.type === "api_key" ? caller.keyId : null,
+  ];
+}
+
 /** Raised inside the seat transaction to roll it back; answered as the 409. */
 class NoFreeSeat extends Error {
   readonly devices: LicenseDeviceData[];
@@ -259,19 +271,9 @@ async function takeSeat(
           prepare: true,
         },
       );
-      const [row] = (await tx.unsafe(
-        TAKE_SEAT_SQL,
-        [
-          caller.accountId,
-          state.id,
-          input.device_id,
-          input.app_version ?? null,
-          input.device_name ?? null,
-          caller.type === "api_key" ? caller.keyId : null,
-          state.device_limit,
-        ],
-        { prepare: true },
-      )) as unknown as (DeviceRow & { used: number; mine: boolean; seated: boolean })[];
+      const [row] = (await tx.unsafe(TAKE_SEAT_SQL, [...deviceParams(caller, state, input), state.device_limit], {
+        prepare: true,
+      })) as unknown as (DeviceRow & { used: number; mine: boolean; seated: boolean })[];
       const seat = row as DeviceRow & { used: number; mine: boolean; seated: boolean };
       if (!seat.seated) {
         const devices = (await tx.unsafe(SEATED_DEVICES_SQL, [caller.accountId, state.id], {
@@ -314,14 +316,11 @@ export async function checkLicense(
   const now = new Date();
   let seat: { device: DeviceRow; used: number } | null = null;
   if (code === "valid" && input.device_id) {
-    const [seated] = await preparedRows<DeviceRow & { used: number }>(db, SEATED_DEVICE_SQL, [
-      caller.accountId,
-      state.id,
-      input.device_id,
-      input.app_version ?? null,
-      input.device_name ?? null,
-      caller.type === "api_key" ? caller.keyId : null,
-    ]);
+    const [seated] = await preparedRows<DeviceRow & { used: number }>(
+      db,
+      SEATED_DEVICE_SQL,
+      deviceParams(caller, state, input),
+    );
     seat = seated
       ? { device: seated, used: seated.used }
       : await takeSeat(

@@ -1,7 +1,7 @@
 import { schema } from "@shelf/db";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { useTestDatabase } from "@shelf/db/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createGuessLimits } from "../../auth/guess-limits";
 import { hashPassword, verifyPassword } from "../../auth/password";
 import { revokeDevice } from "../../client-policy";
@@ -17,12 +17,7 @@ import { blockDevice, deactivateDevice } from "../devices/admin-service";
 import { createOwnKey, revokeOwnKey } from "../keys/service";
 import { listSecurityEvents } from "./service";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 const PASSWORD = "correct horse battery staple";
 

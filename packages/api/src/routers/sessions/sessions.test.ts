@@ -1,16 +1,11 @@
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@shelf/db/testing";
+import { describe, expect, it } from "vitest";
 import { endWebSessions, startWebSession, webSessionAccount } from "../../auth/web-session";
 import { createAccount } from "../../testing/factories";
 import { signedInCaller } from "../../testing/harness";
 import { recordSecret } from "../../testing/secrets";
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(() => testDb.drop());
+const testDb = useTestDatabase();
 
 describe("a person's sessions", () => {
   it("lists the account's live sessions (this one first, with where each signed in from) and never another's", async () => {
