@@ -21,7 +21,6 @@ const KNOWN = new Set([
   "apps/web/app/account/products/[product]/page.tsx: function ProductPage",
   "apps/web/app/settings/api-keys/create-key-form.tsx: function CreateKeyForm",
   "apps/web/app/settings/api-keys/page.tsx: function ApiKeysPage",
-  "packages/api/src/demo/seed.ts: file",
   "packages/cli/src/commands/license.ts: function licenseCheck",
   "packages/cli/src/download.ts: function downloadVerified",
   "tooling/design-collect/src/upload.ts: function uploadSink",

@@ -1,23 +1,20 @@
-import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { gzipSync } from "node:zlib";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { createApiKey, revokeApiKey, toApiKeyRecord } from "../auth/key-issuing";
 import { deriveKeySecret, hashSecret } from "../auth/key-secret";
 import { hashPassword } from "../auth/password";
-import { addPaymentMethod, createInvoice, createOrder } from "../commerce/order-admin";
 import type { DeliveryFiles } from "../delivery";
 import { createAccount, findAccountByEmail } from "../routers/accounts/service";
 import { putContentAsset, storeSignedArtifact } from "../routers/products/publish";
-import { createSubscription } from "../routers/subscriptions/admin-service";
+import { demoArtifact, demoSkillArchive, demoToolArchive } from "./archives";
+import { ensureDemoBilling, ensureDemoPass } from "./billing";
 import {
   DEMO_EMAIL,
   DEMO_KEY_NAME,
   DEMO_NAME,
-  DEMO_PASS,
   DEMO_PASSWORD,
   DEMO_STORE_URL,
   DEMO_UPDATE_WINDOW_END,
@@ -30,7 +27,7 @@ import {
   demoTags,
 } from "./catalog";
 import { demoReleaseFile } from "./release-files";
-import { zipArchive } from "./zip";
+import { DAY_MS, SEED_LOCK_ID, type Transaction } from "./seeding";
 
 export { loadDemoSecret } from "./secret";
 
@@ -56,8 +53,6 @@ const {
   subscriptions,
   tags,
 } = schema;
-
-type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /** Every table the demo data set writes to (besides api_keys): running the seed again must leave their counts alone. */
 export const demoTables = [
@@ -99,10 +94,6 @@ export type DemoSeedResult = {
   /** Ids of the demo products, in catalog order. */
   productIds: number[];
 };
-
-/** Any constant: seeders running at once (web launcher and CLI) take turns on it. */
-const SEED_LOCK_ID = 0x5e1f_de30;
-const DAY_MS = 86_400_000;
 
 /**
  * Fills the database with the demo data set, matching existing rows by email, slug and name, so running it again
@@ -217,118 +208,6 @@ async function ensureDemoLineages(db: Database) {
   });
 }
 
-/** The demo account's all-access pass, granted once (the first seed's date decides when it ends). */
-async function ensureDemoPass(db: Database, accountId: number) {
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
-    const [existing] = await tx
-      .select({ id: subscriptions.id })
-      .from(subscriptions)
-      .where(and(eq(subscriptions.accountId, accountId), eq(subscriptions.isPass, true)));
-    if (existing) return;
-    const endsAt = new Date();
-    endsAt.setUTCFullYear(endsAt.getUTCFullYear() + DEMO_PASS.years);
-    await tx.insert(subscriptions).values({
-      accountId,
-      isPass: true,
-      tier: DEMO_PASS.tier,
-      features: [...DEMO_PASS.features],
-      allowedApps: [...DEMO_PASS.allowedApps],
-      graceDays: DEMO_PASS.graceDays,
-      endsAt,
-    });
-  });
-}
-
-/** The product the demo account subscribes to, by name. */
-const DEMO_SUBSCRIBED = "Release Notes Writer";
-
-/**
- * When the demo account bought each product it holds by purchase, in days before the seed, newest first: the newest
- * three days ago, so that its order can still be withdrawn from. The one whose update window is over was bought
- * before that window closed.
- */
-const DEMO_PURCHASE_DAYS = [3, 38, 75, 130, 200];
-/** A few invoices more (renewals paid before), so that the invoice list has pages: amount and days ago. */
-const DEMO_PAST_INVOICES = [
-  { totalCents: 2900, days: 250 },
-  { totalCents: 1500, days: 170 },
-  { totalCents: 900, days: 100 },
-];
-
-/**
- * The demo account's billing, once: a card on file, an order for each product it holds by purchase (its invoice, and
- * the purchase it granted), a monthly subscription that renews, and a few invoices more, spread over the months
- * before, oldest first (ids then follow the dates). All through the services the operator CLI uses, in one
- * transaction under the seed lock; only the dates are set afterwards.
- */
-async function ensureDemoBilling(db: Database, accountId: number, productIds: number[]) {
-  const idOf = (name: string) => productIds[demoProducts.findIndex((product) => product.name === name)] as number;
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
-    const [existing] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.accountId, accountId)).limit(1);
-    if (existing) return;
-    // The services open their own transactions; inside this one they become savepoints.
-    const within = tx as unknown as Database;
-    await addPaymentMethod(within, { accountId, brand: "visa", last4: "4242", expMonth: 12, expYear: 2030 });
-    const now = Date.now();
-    const bought = demoProducts.filter((product) => product.entitlement?.grantType === "purchase");
-    const days = [...DEMO_PURCHASE_DAYS];
-    const timeline = [
-      ...bought.map((product) => ({
-        at:
-          product.entitlement?.state === "window-over"
-            ? new Date(DEMO_UPDATE_WINDOW_GRANTED)
-            : new Date(now - (days.shift() ?? 1) * DAY_MS),
-        product,
-      })),
-      ...DEMO_PAST_INVOICES.map(({ totalCents, days: ago }) => ({ at: new Date(now - ago * DAY_MS), totalCents })),
-    ].sort((a, b) => a.at.getTime() - b.at.getTime());
-    for (const event of timeline) {
-      if ("product" in event) {
-        const order = await createOrder(tx, { accountId, productId: idOf(event.product.name) });
-        await backdate(tx, { orderId: order.id }, event.at, event.product.entitlement?.state === "window-over");
-      } else {
-        const invoice = await createInvoice(within, {
-          accountId,
-          totalCents: event.totalCents,
-          currency: "USD",
-          status: "paid",
-        });
-        await backdate(tx, { invoiceId: invoice.id }, event.at, false);
-      }
-    }
-    await createSubscription(within, { accountId, productId: idOf(DEMO_SUBSCRIBED) });
-  });
-}
-
-/**
- * Dates an order (its invoice and what it granted) or an invoice as paid at `at`, its number's year with it; a purchase
- * whose update window is over gets that window's end.
- */
-async function backdate(
-  tx: Transaction,
-  of: { orderId: number } | { invoiceId: number },
-  at: Date,
-  windowOver: boolean,
-) {
-  const year = `-${at.getUTCFullYear()}-`;
-  if ("orderId" in of) {
-    await tx
-      .update(orders)
-      .set({ createdAt: at, paidAt: at, number: sql`regexp_replace(${orders.number}, '-[0-9]{4}-', ${year})` })
-      .where(eq(orders.id, of.orderId));
-    await tx
-      .update(entitlements)
-      .set({ grantedAt: at, ...(windowOver ? { updatesSupportedUntil: new Date(DEMO_UPDATE_WINDOW_END) } : {}) })
-      .where(eq(entitlements.orderId, of.orderId));
-  }
-  await tx
-    .update(invoices)
-    .set({ issuedAt: at, paidAt: at, number: sql`regexp_replace(${invoices.number}, '-[0-9]{4}-', ${year})` })
-    .where("orderId" in of ? eq(invoices.orderId, of.orderId) : eq(invoices.id, of.invoiceId));
-}
-
 async function ensureDemoAccount(db: Database): Promise<number> {
   const existing = await findAccountByEmail(db, DEMO_EMAIL);
   if (existing) {
@@ -420,87 +299,6 @@ async function ensureTags(tx: Transaction): Promise<Map<string, number>> {
     ids.set(tag.name, id as number);
   }
   return ids;
-}
-
-/**
- * A demo command-line tool's `.tar.gz`: a shell script at `binaryPath` that prints its name and version, and the
- * release's bytes beside it (so the download is as large as the other demo files). A ustar archive written here, with
- * fixed times and owners, so every seed stores the same bytes.
- */
-function demoToolArchive(binaryPath: string, name: string, version: string, bytes: Buffer): Buffer {
-  const script = Buffer.from(`#!/bin/sh\necho "${name} ${version} (a Shelf demo tool)"\n`);
-  const entry = (entryPath: string, mode: number, body: Buffer) => {
-    const header = Buffer.alloc(512);
-    header.write(entryPath, 0, 100, "utf8");
-    header.write(`${mode.toString(8).padStart(7, "0")}\0`, 100, "ascii");
-    header.write("0000000\0", 108, "ascii");
-    header.write("0000000\0", 116, "ascii");
-    header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124, "ascii");
-    header.write("00000000000\0", 136, "ascii");
-    header.write("        ", 148, "ascii");
-    header.write("0", 156, "ascii");
-    header.write("ustar\0" + "00", 257, "ascii");
-    let sum = 0;
-    for (const byte of header) sum += byte;
-    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "ascii");
-    const padding = Buffer.alloc((512 - (body.length % 512)) % 512);
-    return [header, body, padding];
-  };
-  const dataPath = `share/${binaryPath.split("/").pop()}/data.bin`;
-  return gzipSync(
-    Buffer.concat([...entry(binaryPath, 0o755, script), ...entry(dataPath, 0o644, bytes), Buffer.alloc(1024)]),
-  );
-}
-
-/**
- * A demo agent skill's `.zip`: in its root folder, the SKILL.md an agent reads (front matter with the skill's name and
- * description, then its instructions) and a README. Written with fixed times, so every seed stores the same bytes.
- */
-function demoSkillArchive(
-  root: string,
-  product: { slug: string; name: string; description: string },
-  version: string,
-): Buffer {
-  const skill = [
-    "---",
-    `name: ${product.slug}`,
-    `description: ${JSON.stringify(product.description)}`,
-    "---",
-    "",
-    `# ${product.name}`,
-    "",
-    product.description,
-    "",
-    "This is a demo skill of Shelf: it shows how an agent skill is delivered and installed.",
-    "",
-  ].join("\n");
-  const readme = [
-    `# ${product.name} ${version}`,
-    "",
-    `A Shelf demo agent skill. \`shelf install ${product.slug}\` unpacks it and links it into your agent's skills`,
-    "folder; SKILL.md is what the agent reads.",
-    "",
-  ].join("\n");
-  return zipArchive([
-    { path: `${root}/SKILL.md`, content: Buffer.from(skill) },
-    { path: `${root}/README.md`, content: Buffer.from(readme) },
-  ]);
-}
-
-/**
- * A demo release's file: a few hundred KiB of bytes that depend only on the product and version, so every seed stores
- * the same content (and the same sha256) for the same release.
- */
-function demoArtifact(slug: string, version: string): Buffer {
-  const seed = createHash("sha256").update(`shelf-demo/${slug}/${version}`).digest();
-  const size = 64 * 1024 + (seed.readUInt32BE(0) % (256 * 1024));
-  const bytes = Buffer.alloc(size);
-  let block = seed;
-  for (let offset = 0; offset < size; offset += block.length) {
-    block = createHash("sha256").update(block).digest();
-    block.copy(bytes, offset);
-  }
-  return bytes;
 }
 
 async function ensureProduct(
