@@ -1,4 +1,4 @@
-import { createDesignApiEdge, createDesignMcpEdge, scheduleReplayResume } from "@shelf/api";
+import { createDesignApiEdge, scheduleReplayResume } from "@shelf/api";
 import { seedDemoGallery } from "@shelf/api/demo";
 import { pagesRuntimeOf } from "@shelf/web-kit/runtime";
 import { startNextApp } from "@shelf/web-kit/server";
@@ -7,7 +7,7 @@ import { setRuntime } from "./src/runtime";
 
 /**
  * The design app's process: the shared start-up (`startNextApp`) with what is the design host's own: the design agent API on
- * `/api` (design agent tokens only) and the pages' runtime.
+ * `/api` and the design MCP on `/mcp` (design agent tokens only), and the pages' runtime.
  */
 startNextApp(import.meta.url, () => {
   const config = readDesignConfig();
@@ -33,12 +33,9 @@ startNextApp(import.meta.url, () => {
       });
       // A replay whose process stopped before it ended is taken up again by whichever instance looks first.
       const replays = scheduleReplayResume(host.db, host.files.store, { intervalMs: 60_000, log: host.log });
-      // Edges are asked in order: an edge for paths the agent API would also claim (its first segments) goes first.
+      // One edge: the agent API, the gallery API and the design MCP (`/mcp`) are routes of the design router.
       return {
-        edges: [
-          createDesignMcpEdge(host.edge),
-          createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS }),
-        ],
+        edges: [createDesignApiEdge({ ...host.edge, collectLeaseSeconds: api.SHELF_COLLECT_LEASE_SECONDS })],
         close: () => replays.stop(),
       };
     },

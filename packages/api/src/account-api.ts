@@ -1,8 +1,8 @@
-import { createEdge, type EdgeOptions } from "./api-edge";
+import { createEdge, type HostEdgeOptions } from "./api-edge";
 import { accountApiPolicy } from "./auth/credential";
-import { DEFAULT_DB_DEADLINE_MS, type Edge } from "./edge/pipeline";
+import type { Edge } from "./edge/pipeline";
 import { createAccountMcp } from "./mcp/service";
-import { mcpProtocol } from "./protocols/mcp";
+import { accountMcpCredentials, mcpProtocol } from "./protocols/mcp";
 import { oauthProtocol } from "./protocols/oauth";
 import { appRouter } from "./root";
 
@@ -20,27 +20,14 @@ export const ACCOUNT_API_DOCUMENT = {
  * The account API over HTTP: every route of the app router, account API keys only (contract 5.2 and 5.3), except
  * the account MCP (`/api/mcp`), which also takes the access tokens of sign-in.
  */
-export function createAccountApiEdge(
-  options: Omit<EdgeOptions, "router" | "credentials" | "document" | "mcp" | "protocols"> & {
-    /**
-     * Host names (with port) the MCP endpoint's requests may name besides the base URL's; loopback ones are added for
-     * a loopback base (DNS rebinding protection).
-     */
-    allowedHosts?: readonly string[];
-  },
-): Edge {
-  const { allowedHosts, ...edgeOptions } = options;
-  const mcp = createAccountMcp({
-    router: appRouter,
-    dbDeadlineMs: options.dbDeadlineMs ?? DEFAULT_DB_DEADLINE_MS,
-    log: options.log,
-  });
+export function createAccountApiEdge(options: HostEdgeOptions): Edge {
+  const { allowedHosts = [], ...edgeOptions } = options;
   return createEdge({
     ...edgeOptions,
     router: appRouter,
     credentials: accountApiPolicy,
-    protocols: [oauthProtocol, mcpProtocol(options.baseUrl, allowedHosts)],
+    protocols: [oauthProtocol, mcpProtocol(options.baseUrl, allowedHosts, accountMcpCredentials)],
     document: ACCOUNT_API_DOCUMENT,
-    mcp,
+    mcp: createAccountMcp({ router: appRouter, dbDeadlineMs: options.dbDeadlineMs, log: options.log }),
   });
 }

@@ -1,7 +1,7 @@
 import type { Credential } from "./auth/caller";
 import { credentialKey } from "./auth/caller";
 import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
-import type { AccountMcp } from "./context";
+import type { McpEndpoint } from "./context";
 import { createContext } from "./context";
 import type { Delivery } from "./delivery";
 import { createEdgePipeline, type Edge, type PipelineOptions } from "./edge/pipeline";
@@ -28,8 +28,17 @@ export type EdgeOptions = Omit<PipelineOptions<Credential, CredentialPolicy>, "c
   oauth?: OAuthSettings;
   /** The design host's collection lock length (`SHELF_COLLECT_LEASE_SECONDS`); 600 seconds when unset. */
   collectLeaseSeconds?: number;
-  /** The account MCP's serving code, for the routes that declare `meta.mcp`. */
-  mcp?: AccountMcp;
+  /** The MCP endpoint's serving code, for the routes that declare `meta.mcp`. */
+  mcp?: McpEndpoint;
+};
+
+/** What a host's edge is made with (account-api.ts, design-api.ts): all but what the host itself decides. */
+export type HostEdgeOptions = Omit<EdgeOptions, "router" | "credentials" | "document" | "mcp" | "protocols"> & {
+  /**
+   * Host names (with port) the MCP endpoint's requests may name besides the base URL's; loopback ones are added for
+   * a loopback base (DNS rebinding protection).
+   */
+  allowedHosts?: readonly string[];
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { Database } from "@shelf/db";
 import type { Logger } from "@shelf/server/log";
-import type { Caller, Credential } from "./auth/caller";
+import type { AnyCaller, Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
 import type { Delivery } from "./delivery";
 import type { OAuthSettings } from "./oauth/settings";
@@ -9,20 +9,20 @@ import type { PublicDisclosureData } from "./schemas/disclosure";
 /** One JSON-RPC message as the endpoint received it (checked by the procedure's input schema first). */
 export type RpcMessage = { jsonrpc?: "2.0"; id?: string | number; method?: string; params?: unknown };
 
-/** What a procedure of the MCP endpoint has: its caller, and the HTTP request it speaks over. */
-type McpContext = Context & { caller: Caller; http: NonNullable<Context["http"]> };
+/** What a procedure of an MCP endpoint has: its caller, and the HTTP request it speaks over. */
+export type McpContext = Context & { caller: AnyCaller; http: NonNullable<Context["http"]> };
 
 /**
- * The account MCP's serving code (`mcp/service.ts`), handed in by the entry point that serves `/api/mcp`: the
- * endpoint's procedures call it once the edge has done its part.
+ * An MCP endpoint's serving code (`mcp/endpoint.ts`: the account MCP's, the design MCP's), handed in by the entry
+ * point that serves it: the endpoint's procedures call it once the edge has done its part.
  */
-export type AccountMcp = {
+export type McpEndpoint = {
   /**
    * Serves one JSON-RPC message: the answer (undefined for a notification or a response, `ctx.res.status` 202), the
    * session opened by initialize in `Mcp-Session-Id`; refusals are domain errors the edge answers in JSON-RPC.
    */
   post: (ctx: McpContext, message: RpcMessage) => Promise<unknown>;
-  /** Ends the request's session (`Mcp-Session-Id`), if it is this credential's. */
+  /** Ends the request's session (`Mcp-Session-Id`), if it is this credential's (an endpoint with sessions). */
   end: (ctx: McpContext) => Promise<void>;
 };
 
@@ -54,8 +54,8 @@ export type Context = {
   collectLeaseSeconds?: number;
   /** The authorization server's settings: set by the entry point that serves its endpoints. */
   oauth?: OAuthSettings;
-  /** The account MCP's serving code: set by the entry point that serves `/api/mcp`. */
-  mcp?: AccountMcp;
+  /** The MCP endpoint's serving code: set by the entry point that serves one (`/api/mcp`, the design host's `/mcp`). */
+  mcp?: McpEndpoint;
   /** The HTTP request's headers and id, for the procedures that speak a protocol over it (the MCP endpoint). */
   http?: { header: (name: string) => string | undefined; requestId: string };
   res: ResponseState;
@@ -73,7 +73,7 @@ export type CreateContextOptions = {
   log?: Logger;
   collectLeaseSeconds?: number;
   oauth?: OAuthSettings;
-  mcp?: AccountMcp;
+  mcp?: McpEndpoint;
   http?: Context["http"];
 };
 
@@ -114,7 +114,7 @@ export function oauthOf(ctx: Pick<Context, "oauth">): OAuthSettings {
   return builtWith(ctx, "oauth", "the authorization server's settings (oauth)");
 }
 
-/** The account MCP of the entry point that called; its endpoint fails loudly without. */
-export function mcpOf(ctx: Pick<Context, "mcp">): AccountMcp {
-  return builtWith(ctx, "mcp", "the account MCP (mcp)");
+/** The MCP endpoint of the entry point that called; its procedures fail loudly without. */
+export function mcpOf(ctx: Pick<Context, "mcp">): McpEndpoint {
+  return builtWith(ctx, "mcp", "its MCP endpoint (mcp)");
 }

@@ -1,24 +1,12 @@
-import { createEdge, type EdgeOptions } from "./api-edge";
+import { createEdge, type HostEdgeOptions } from "./api-edge";
 import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
+import { createDesignMcp } from "./design-mcp/service";
+import { designRouter } from "./design-router";
 import type { Edge } from "./edge/pipeline";
-import { designCollectRouter } from "./routers/design-collect/router";
-import { designDocsRouter } from "./routers/design-docs/router";
-import { designGalleryRouter } from "./routers/design-gallery/router";
-import { DESIGN_OPENAPI_PATH, designManifestRouter } from "./routers/design-manifest/router";
-import { router } from "./trpc";
+import { designMcpCredentials, mcpProtocol } from "./protocols/mcp";
+import { DESIGN_OPENAPI_PATH } from "./routers/design-manifest/router";
 
-/**
- * The design host's API: the agent API, whose every route declares the role a design agent token needs
- * (`meta.role`), and the gallery, open to anyone (`ability: "public"`, contract scheme `design_gallery`).
- */
-export const designRouter = router({
-  docs: designDocsRouter,
-  collect: designCollectRouter,
-  manifest: designManifestRouter,
-  gallery: designGalleryRouter,
-});
-
-export type DesignRouter = typeof designRouter;
+export { type DesignRouter, designRouter } from "./design-router";
 
 /** The design host takes design agent tokens only: account API keys and OAuth tokens are unknown there (401). */
 export const designApiPolicy: CredentialPolicy = {
@@ -36,7 +24,18 @@ export const DESIGN_API_DOCUMENT = {
   },
 };
 
-/** The design host's agent API over HTTP, design agent tokens only. */
-export function createDesignApiEdge(options: Omit<EdgeOptions, "router" | "credentials" | "document">): Edge {
-  return createEdge({ ...options, router: designRouter, credentials: designApiPolicy, document: DESIGN_API_DOCUMENT });
+/**
+ * The design host's agent API over HTTP, design agent tokens only, and its MCP endpoint (`/mcp`), served by the MCP
+ * protocol with the design host's credentials and challenge.
+ */
+export function createDesignApiEdge(options: HostEdgeOptions): Edge {
+  const { allowedHosts = [], ...edgeOptions } = options;
+  return createEdge({
+    ...edgeOptions,
+    router: designRouter,
+    credentials: designApiPolicy,
+    protocols: [mcpProtocol(options.baseUrl, allowedHosts, designMcpCredentials(designApiPolicy))],
+    document: DESIGN_API_DOCUMENT,
+    mcp: createDesignMcp({ router: designRouter, dbDeadlineMs: options.dbDeadlineMs, log: options.log }),
+  });
 }

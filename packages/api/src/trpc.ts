@@ -128,13 +128,14 @@ export type RouteMeta = {
    */
   exactPath?: boolean;
   /**
-   * An MCP endpoint (Streamable HTTP, JSON answers): the edge checks Host and Origin before anything (DNS rebinding),
-   * also takes the access tokens of sign-in (issued for this route's URL only, RFC 8707), reads the body as one
-   * JSON-RPC message (a batch refused), answers every refusal as a JSON-RPC error from the one error table except
-   * 401 and 403, which keep the contract's body and carry the Bearer challenge (RFC 6750, RFC 9728) naming
-   * `defaultScopes` (401) or what the call needs plus what the credential holds (403).
+   * An MCP endpoint (Streamable HTTP, JSON answers), served by the MCP protocol its host hands in (protocols/mcp.ts):
+   * Host and Origin checked before anything (DNS rebinding), the host's MCP credentials (the account MCP: keys and
+   * the access tokens of sign-in issued for this route's URL only, RFC 8707; the design MCP: design tokens), the
+   * body read as one JSON-RPC message (a batch refused), every refusal a JSON-RPC error from the one error table
+   * except 401 and 403, which keep the contract's body beside the host's Bearer challenge (RFC 6750, RFC 9728).
+   * `defaultScopes`: what the account MCP's 401 asks for (a design token has no scopes).
    */
-  mcp?: { defaultScopes: readonly AccountAbility[] };
+  mcp?: { defaultScopes?: readonly AccountAbility[] };
   /**
    * The route reads and writes nothing in the database (a signed link is its own permission): it is served while
    * the database is down, when routes that need it fail fast with 503.

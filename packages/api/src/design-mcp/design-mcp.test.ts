@@ -11,7 +11,6 @@ import type { Edge } from "../edge/pipeline";
 import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { randomScreens, seedRun } from "../testing/gallery";
-import { createDesignMcpEdge } from "./edge";
 import { designTools } from "./tools";
 
 /*
@@ -21,8 +20,8 @@ import { designTools } from "./tools";
  */
 
 let testDb: TestDatabase;
-let mcp: Edge;
-let api: Edge;
+/** The design host's one edge: the MCP endpoint is a route of the design router, beside the REST routes. */
+let edge: Edge;
 const tokens: Record<string, string> = {};
 const MCP_URL = `${TEST_BASE_URL}/mcp`;
 
@@ -37,8 +36,7 @@ beforeAll(async () => {
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     log: testLog,
   };
-  mcp = createDesignMcpEdge(common);
-  api = createDesignApiEdge(common);
+  edge = createDesignApiEdge(common);
   for (const [name, roles] of [
     ["reader", ["read"]],
     ["writer", ["read", "write"]],
@@ -57,7 +55,7 @@ const edgeFetch = async (input: string | URL | Request, init?: RequestInit): Pro
   const request = new Request(input, init);
   const headers = new Headers(request.headers);
   headers.set("host", new URL(request.url).host);
-  return handleFetch(mcp, new Request(request, { headers }), "203.0.113.20");
+  return handleFetch(edge, new Request(request, { headers }), "203.0.113.20");
 };
 
 async function connect(token: string): Promise<Client> {
@@ -92,7 +90,7 @@ const initialize = {
 };
 
 async function rest<T>(target: string): Promise<T> {
-  const response = await handleFetch(api, new Request(`${TEST_BASE_URL}${target}`), "203.0.113.21");
+  const response = await handleFetch(edge, new Request(`${TEST_BASE_URL}${target}`), "203.0.113.21");
   expect(response.status, target).toBe(200);
   return (await response.json()) as T;
 }
@@ -292,7 +290,7 @@ describe("design MCP", () => {
       error: { code: -32600, data: { error: "payload_too_large" } },
     });
     const rebinding = await handleFetch(
-      mcp,
+      edge,
       new Request(MCP_URL, {
         method: "POST",
         headers: { host: "evil.example", "content-type": "application/json", authorization: `Bearer ${tokens.reader}` },

@@ -5,6 +5,7 @@ import { describeDesignSecurityMatrix } from "../testing/design-security-matrix"
 
 describeDesignSecurityMatrix("design agent API", {
   router: designRouter,
+  mcp: ["POST /mcp"],
   edge: ({ db }, delivery) =>
     createDesignApiEdge({
       db,

@@ -99,14 +99,14 @@ beforeAll(async () => {
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     delivery,
   };
-  // The fuzzer's requests name Host 127.0.0.1: the MCP endpoint takes it, so that its runs get past the door.
+  // The fuzzer's requests name Host 127.0.0.1: the MCP endpoints take it, so that their runs get past the door.
   edges["account API"] = createAccountApiEdge({
     ...common,
     disclosure: DEMO_DISCLOSURE,
     oauth: TEST_OAUTH_SETTINGS,
     allowedHosts: ["127.0.0.1"],
   });
-  edges["design API"] = createDesignApiEdge(common);
+  edges["design API"] = createDesignApiEdge({ ...common, allowedHosts: ["127.0.0.1"] });
   const agent = await createDesignToken(db, { name: "fuzzer", roles: ["collect", "read", "write", "review"] }, "shelf");
   designKeys = [agent.token];
   await writeVersion(

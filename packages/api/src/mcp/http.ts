@@ -92,9 +92,9 @@ export async function serveStateless(server: Server, request: EdgeRequest, path:
 
 /**
  * A tool's call of a procedure, exactly as its REST route calls it (the procedure's own checks run again), within
- * the database deadline: the answer as text and, when `structured` makes one, as `structuredContent`; what the
- * caller got wrong as a tool error in the contract's body; a database that cannot answer as the edge's 503; anything
- * else logged and answered as a tool error.
+ * the database deadline: the answer (or what `structured` makes of it) as text and, when it is an object, as
+ * `structuredContent`; what the caller got wrong as a tool error in the contract's body; a database that cannot
+ * answer as the edge's 503; anything else logged and answered as a tool error.
  */
 export async function callProcedureTool(options: {
   router: AnyRouter;
@@ -106,7 +106,7 @@ export async function callProcedureTool(options: {
   log: Logger;
   requestId: string;
   tool: string;
-  structured?: (answer: unknown) => Record<string, unknown>;
+  structured?: (answer: unknown) => unknown;
 }): Promise<CallToolResult> {
   try {
     const output = await withDeadline(
@@ -121,12 +121,19 @@ export async function callProcedureTool(options: {
       }),
       options.dbDeadlineMs,
     );
-    if (options.structured) {
-      const structured = options.structured(output instanceof JsonText ? JSON.parse(output.text) : output);
-      return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+    const answer = output instanceof JsonText ? JSON.parse(output.text) : output;
+    const structured = options.structured ? options.structured(answer) : answer;
+    // The answer as text too, for clients older than `structuredContent` (2025-06-18): as serialised, when it is.
+    const text =
+      structured === answer && output instanceof JsonText
+        ? output.text
+        : structured === undefined
+          ? "{}"
+          : JSON.stringify(structured);
+    if (structured === null || typeof structured !== "object" || Array.isArray(structured)) {
+      return { content: [{ type: "text", text }] };
     }
-    const text = output instanceof JsonText ? output.text : output === undefined ? "{}" : JSON.stringify(output);
-    return { content: [{ type: "text", text }] };
+    return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
   } catch (error) {
     const cause = error instanceof TRPCError && error.cause ? error.cause : error;
     if (cause instanceof DomainError || cause instanceof ValidationError || error instanceof TRPCError) {

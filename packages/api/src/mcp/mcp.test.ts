@@ -1,8 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountAbilities } from "../abilities";
 import { createAccountApiEdge } from "../account-api";
 import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
@@ -192,6 +195,43 @@ describe("account MCP", () => {
       },
     );
     expect(ended.status).toBe(404);
+    await client.close();
+  });
+
+  it("lists an output schema for every tool, and answers structured content that validates against it", async () => {
+    const { account, key } = await createAccountWithKey(testDb.db, { abilities: [...accountAbilities] });
+    const product = await createProduct(testDb.db, { name: "Structured" });
+    await grantEntitlement(testDb.db, account.id, product.id);
+    const { client } = await connect(key);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      accountTools(appRouter)
+        .map((tool) => tool.name)
+        .sort(),
+    );
+    for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe("object");
+    // Every read this account can answer, with the product where one is asked for: the answer as structured
+    // content in the tool's output schema (MCP 2025-06-18), and the same JSON as text for older clients.
+    const validator = new AjvJsonSchemaValidator();
+    const answered: string[] = [];
+    for (const tool of tools.filter((listed) => listed.annotations?.readOnlyHint)) {
+      const required = (tool.inputSchema.required ?? []) as string[];
+      if (required.some((name) => name !== "product")) continue;
+      const args = required.includes("product") ? { product: product.id } : {};
+      // The SDK's client checks the answer against the output schema too, and throws when it does not hold.
+      const answer = await client.callTool({ name: tool.name, arguments: args });
+      if (answer.isError) continue;
+      const check = validator.getValidator(tool.outputSchema as JsonSchemaType)(answer.structuredContent);
+      expect(check.errorMessage, tool.name).toBeUndefined();
+      expect(check.valid, tool.name).toBe(true);
+      expect(JSON.parse((answer.content as { text: string }[])[0]?.text ?? ""), tool.name).toEqual(
+        answer.structuredContent,
+      );
+      answered.push(tool.name);
+    }
+    expect(answered).toEqual(
+      expect.arrayContaining(["library_get", "products_detail", "products_list", "orders_list"]),
+    );
     await client.close();
   });
 

@@ -1,38 +1,71 @@
+import { jsonTextSchema } from "@shelf/server/json-text";
 import type { AnyRouter } from "@trpc/server";
 import { z } from "zod";
 import { type AccountAbility, accountAbilities } from "../abilities";
-import type { Caller } from "../auth/caller";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
+import { toolSchema } from "./schema";
 
-/** A tool of the account MCP: one account API operation, called through its procedure. */
-export type AccountTool = {
-  /** `library_get`, `orders_payment_methods`: the procedure's path in snake case. */
+/** A JSON Schema object, as MCP lists a tool's arguments and answer. */
+export type ObjectSchema = { type: "object"; [key: string]: unknown };
+
+/** What an MCP client may assume of a call (MCP tool annotations). */
+export type ToolAnnotations = {
+  title?: string;
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: false;
+};
+
+/**
+ * A tool of an MCP endpoint here: one call of a procedure (the one its REST route calls, so every check runs again),
+ * made from the procedure's route (`accountTools`) or from a tool definition (the design MCP's).
+ */
+export type McpTool = {
+  /** `library_get`, `search_screens`. */
   name: string;
   title: string;
   description: string;
-  /** What the caller must hold; null when any valid caller may call it. */
-  ability: AccountAbility | null;
+  /** What the caller must hold to see and call it (an account ability, a design role); null for any valid caller. */
+  needs: string | null;
+  /** The procedure's path in its router. */
   procedure: string;
   type: "query" | "mutation";
-  /** JSON Schema of the arguments: the procedure's input, self-contained (`$defs`). */
-  inputSchema: { type: "object"; [key: string]: unknown };
-  /** What an MCP client may assume of a call (MCP tool annotations): from the HTTP method and the route's meta. */
-  annotations: {
-    title: string;
-    readOnlyHint: boolean;
-    destructiveHint?: boolean;
-    idempotentHint?: boolean;
-    openWorldHint: false;
-  };
+  /** JSON Schema of the arguments, self-contained (`$defs`). */
+  inputSchema: ObjectSchema;
+  /** JSON Schema of `structuredContent`; none for a tool whose description names another tool's schema. */
+  outputSchema?: ObjectSchema;
+  annotations: ToolAnnotations;
+  /** The procedure's input from the tool's arguments (as they are, unless the tool pages or renames). */
+  toInput?: (args: Record<string, unknown>) => unknown;
+  /** `structuredContent` from the procedure's answer (the answer itself, unless the tool reshapes it). */
+  toOutput?: (answer: unknown, args: Record<string, unknown>) => unknown;
 };
+
+/** A tool as written out (the design MCP's): its procedure, and its arguments' and answer's zod schemas. */
+export type ToolDefinition = Omit<McpTool, "type" | "inputSchema" | "outputSchema"> & {
+  input: z.ZodType;
+  /** The answer's schema; null for a tool whose description names another tool's (the tools list stays small). */
+  output: z.ZodType | null;
+};
+
+/** A tool from its definition: the schemas as JSON Schema (mcp/schema.ts), a query when it only reads. */
+export function definedTool({ input, output, ...tool }: ToolDefinition): McpTool {
+  return {
+    ...tool,
+    type: tool.annotations.readOnlyHint ? "query" : "mutation",
+    inputSchema: toolSchema(input, "input"),
+    ...(output ? { outputSchema: toolSchema(output, "output") } : {}),
+  };
+}
 
 /**
  * Every account API operation that makes sense as a tool, read from the routers' meta, so a new REST endpoint is a
  * tool at once: JSON answers only (files and redirects are for HTTP clients), abilities of an account only (never
  * staff), and never a call that revokes the credential it is made with.
  */
-export function accountTools(router: AnyRouter): AccountTool[] {
-  const tools: AccountTool[] = [];
+export function accountTools(router: AnyRouter): McpTool[] {
+  const tools: McpTool[] = [];
   for (const route of collectRoutes(router)) {
     const ability = toolAbility(route);
     if (ability === undefined || route.kind !== "json" || route.meta.revokesKey || route.meta.multipart) continue;
@@ -40,7 +73,8 @@ export function accountTools(router: AnyRouter): AccountTool[] {
     if (route.meta.mcp) continue;
     if (route.meta.keyScope) continue;
     const inputSchema = argumentsSchema(route.inputs);
-    if (!inputSchema) continue;
+    const outputSchema = answerSchema(route.output);
+    if (!inputSchema || !outputSchema) continue;
     const http = route.meta.openapi;
     const summary = http?.summary ?? route.procedure;
     const access = ability ? `Needs the ${ability} ability.` : "Open to any valid credential.";
@@ -50,10 +84,11 @@ export function accountTools(router: AnyRouter): AccountTool[] {
       description: [sentence(summary), http?.description, `${access} REST: ${route.method} ${route.path}.`]
         .filter(Boolean)
         .join(" "),
-      ability,
+      needs: ability,
       procedure: route.procedure,
       type: route.type,
       inputSchema,
+      outputSchema,
       annotations: toolAnnotations(route, summary),
     });
   }
@@ -65,7 +100,7 @@ export function accountTools(router: AnyRouter): AccountTool[] {
  * PUT, DELETE and routes marked `idempotent` repeat safely, DELETE and routes marked `destructive` take something away, and nothing reaches
  * beyond this account (`openWorldHint: false`).
  */
-function toolAnnotations(route: EdgeRoute, title: string): AccountTool["annotations"] {
+function toolAnnotations(route: EdgeRoute, title: string): ToolAnnotations {
   if (route.type === "query") return { title, readOnlyHint: true, openWorldHint: false };
   return {
     title,
@@ -74,11 +109,6 @@ function toolAnnotations(route: EdgeRoute, title: string): AccountTool["annotati
     idempotentHint: route.method === "PUT" || route.method === "DELETE" || route.meta.idempotent === true,
     openWorldHint: false,
   };
-}
-
-/** The tools a caller may call: those whose ability it holds. */
-export function toolsFor(tools: readonly AccountTool[], caller: Caller): AccountTool[] {
-  return tools.filter((tool) => tool.ability === null || caller.abilities.has(tool.ability));
 }
 
 /** A route's ability as a tool sees it: null for any caller, undefined when it is not an account tool at all. */
@@ -93,7 +123,7 @@ function toolAbility(route: EdgeRoute): AccountAbility | null | undefined {
  * The procedure's input (tRPC merges several `.input()` objects) as one JSON Schema object. Null when it is not an
  * object of JSON values (a tool's arguments always are).
  */
-function argumentsSchema(inputs: unknown[]): AccountTool["inputSchema"] | null {
+function argumentsSchema(inputs: unknown[]): ObjectSchema | null {
   const shape: Record<string, z.ZodType> = {};
   for (const input of inputs) {
     if (!(input instanceof z.ZodObject)) return null;
@@ -109,6 +139,22 @@ function argumentsSchema(inputs: unknown[]): AccountTool["inputSchema"] | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The procedure's output (the schema a JSON text answer stands for) as the tool's output schema, in the design
+ * tools' light form (mcp/schema.ts): `structuredContent` is the answer itself (MCP 2025-06-18). Null when the
+ * answer is not a JSON object, which `structuredContent` must be.
+ */
+function answerSchema(output: unknown): ObjectSchema | null {
+  const schema = jsonTextSchema(output) ?? output;
+  if (!(schema instanceof z.ZodType)) return null;
+  const json = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
+  const root =
+    typeof json.$ref === "string"
+      ? (json.$defs as Record<string, Record<string, unknown>> | undefined)?.[json.$ref.replace("#/$defs/", "")]
+      : json;
+  return root?.type === "object" ? toolSchema(schema, "output") : null;
 }
 
 /** `orders.paymentMethods` as `orders_payment_methods`: the way tool names are usually written. */

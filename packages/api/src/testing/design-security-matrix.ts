@@ -26,7 +26,12 @@ type Token = { token: string; tokenId: number; name: string };
  */
 export function describeDesignSecurityMatrix(
   title: string,
-  options: { router: AnyRouter; edge: (testDb: TestDatabase, delivery: Delivery) => Edge },
+  options: {
+    router: AnyRouter;
+    edge: (testDb: TestDatabase, delivery: Delivery) => Edge;
+    /** The MCP endpoints (`meta.mcp`) the router must declare, as `METHOD /path`. */
+    mcp?: readonly string[];
+  },
 ) {
   let testDb: TestDatabase;
   let delivery: Delivery;
@@ -123,6 +128,12 @@ export function describeDesignSecurityMatrix(
       expect(routes.filter((route) => route.meta.role && route.meta.ability).map(label)).toEqual([]);
       const needExample = routes.filter((route) => route.params.length > 0 || route.method !== "GET");
       expect(needExample.filter((route) => !route.meta.designExample?.build).map(label)).toEqual([]);
+    });
+
+    it("finds the MCP endpoints among the routes, each taking a design token with a role (never public)", () => {
+      const mcp = routes.filter((route) => route.meta.mcp);
+      expect(mcp.map(label).sort()).toEqual([...(options.mcp ?? [])].sort());
+      for (const route of mcp) expect(withRole, `${label(route)} takes a design token`).toContain(route);
     });
 
     it("answers 401 without a usable design token, before anything else", async () => {

@@ -2,45 +2,20 @@ import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createApiKey } from "../../auth/key-issuing";
 import { mcpOf } from "../../context";
+import {
+  initializeExample,
+  JsonRpcAnswer,
+  JsonRpcMessage,
+  MCP_ACCEPT,
+  SESSION_ERRORS,
+  TRANSPORT_ERRORS,
+} from "../../mcp/messages";
 import { MCP_DEFAULT_SCOPES, MCP_PATH } from "../../mcp/service";
 import { openMcpSession } from "../../mcp/sessions";
 import { accountProcedure } from "../../procedures";
 import { router } from "../../trpc";
 
 const tags = ["mcp"];
-const ACCEPT = "application/json, text/event-stream";
-
-/**
- * One JSON-RPC 2.0 message (a request, a notification, or a response to the server), never a batch; every field
- * optional as the contract declares them (5.2), the SDK's transport judging the message itself (400, `-32600`).
- */
-const JsonRpcMessage = z.looseObject({
-  jsonrpc: z.literal("2.0").optional(),
-  id: z.union([z.string(), z.number().int()]).optional(),
-  method: z.string().min(1).optional(),
-  params: z.record(z.string(), z.unknown()).optional(),
-});
-
-/** The answer to a request: its result, or a JSON-RPC error (an unknown tool is -32602). */
-const JsonRpcAnswer = z
-  .object({
-    jsonrpc: z.literal("2.0"),
-    id: z.union([z.string(), z.number().int(), z.null()]),
-    result: z.record(z.string(), z.unknown()).optional(),
-    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
-  })
-  .optional();
-
-const transportErrors = [
-  "forbidden_origin",
-  "jsonrpc_parse_error",
-  "jsonrpc_invalid_request",
-  "mcp_session_required",
-  "mcp_protocol_version_unsupported",
-  "mcp_session_not_found",
-  "not_acceptable",
-] as const;
-
 /**
  * The account MCP (contract 5.2): Streamable HTTP with JSON answers at `/api/mcp`, declared here like every route so
  * that the edge runs its pipeline (Host and Origin, credential, rate limit, body, database deadline, headers, the
@@ -53,29 +28,15 @@ export const mcpRouter = router({
       mcp: { defaultScopes: MCP_DEFAULT_SCOPES },
       exactPath: true,
       alternateSuccess: { status: 202, description: "A notification or a response was accepted (no body)" },
-      errors: [...transportErrors],
+      errors: [...TRANSPORT_ERRORS, ...SESSION_ERRORS],
       openapi: {
         method: "POST",
         path: MCP_PATH,
         tags,
         summary: "The account MCP: one JSON-RPC message (Streamable HTTP, JSON answers)",
-        description: `One JSON-RPC 2.0 message per request (a batch is refused, 400 \`-32600\`), with \`Accept: ${ACCEPT}\`; the answer is JSON, never a stream. \`initialize\` opens a session (\`Mcp-Session-Id\` in the answer, sent back on every later request with \`MCP-Protocol-Version\`); \`tools/list\` lists the account API operations this credential may call, \`tools/call\` calls one through its procedure (an unknown tool is a JSON-RPC error \`-32602\`). Takes account API keys with \`mcp.read\` and the access tokens of sign-in issued for this URL (OAuth 2.1). 401 and 403 carry the Bearer challenge (\`resource_metadata\`, and for 403 \`insufficient_scope\` with the scope the call needs plus what the credential holds) and the contract's body; every other refusal is a JSON-RPC error whose \`data.error\` is the contract's code.`,
+        description: `One JSON-RPC 2.0 message per request (a batch is refused, 400 \`-32600\`), with \`Accept: ${MCP_ACCEPT}\`; the answer is JSON, never a stream. \`initialize\` opens a session (\`Mcp-Session-Id\` in the answer, sent back on every later request with \`MCP-Protocol-Version\`); \`tools/list\` lists the account API operations this credential may call, \`tools/call\` calls one through its procedure (an unknown tool is a JSON-RPC error \`-32602\`). Takes account API keys with \`mcp.read\` and the access tokens of sign-in issued for this URL (OAuth 2.1). 401 and 403 carry the Bearer challenge (\`resource_metadata\`, and for 403 \`insufficient_scope\` with the scope the call needs plus what the credential holds) and the contract's body; every other refusal is a JSON-RPC error whose \`data.error\` is the contract's code.`,
       },
-      example: {
-        build: () => ({
-          headers: { accept: ACCEPT },
-          body: {
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: LATEST_PROTOCOL_VERSION,
-              capabilities: {},
-              clientInfo: { name: "matrix", version: "1" },
-            },
-          },
-        }),
-      },
+      example: { build: initializeExample },
     })
     .input(JsonRpcMessage)
     .output(JsonRpcAnswer)
@@ -90,7 +51,7 @@ export const mcpRouter = router({
       mcp: { defaultScopes: MCP_DEFAULT_SCOPES },
       exactPath: true,
       successStatus: 204,
-      errors: [...transportErrors],
+      errors: [...TRANSPORT_ERRORS, ...SESSION_ERRORS],
       openapi: {
         method: "DELETE",
         path: MCP_PATH,
