@@ -19,7 +19,7 @@ await launchApps({
       portSetting: "PORT",
       readSettings: () => {
         const config = readWebConfig();
-        return { db: config.db, port: config.web.PORT };
+        return { db: config.db, port: config.settings.PORT };
       },
     },
     {
@@ -28,7 +28,7 @@ await launchApps({
       portSetting: "DESIGN_PORT",
       readSettings: () => {
         const config = readDesignConfig();
-        return { db: config.db, port: config.design.DESIGN_PORT };
+        return { db: config.db, port: config.settings.DESIGN_PORT };
       },
     },
   ],

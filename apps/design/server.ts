@@ -9,13 +9,11 @@ import { setRuntime } from "./src/runtime";
  * The design app's process: the shared start-up (`startNextApp`) with what is the design host's own: the design agent API on
  * `/api` and the design MCP on `/mcp` (design agent tokens only), and the pages' runtime.
  */
-startNextApp(import.meta.url, () => {
-  const config = readDesignConfig();
-  const { design, api, db } = config;
+startNextApp(import.meta.url, readDesignConfig, (config) => {
+  const { settings: design, api } = config;
   return {
     name: "design",
     title: "The design host",
-    config: { settings: design, api, db, log: config.log },
     port: design.DESIGN_PORT,
     publicUrl: api.SHELF_DESIGN_URL,
     prepare: async (host) => {

@@ -23,13 +23,11 @@ const NEXT_AUTH_BODY_BYTES = 64 * 1024;
  * The web app's process: the shared start-up (`startNextApp`) with what is the web app's own: the account API, OAuth and
  * the account MCP on its edges, the demo account, next-auth and the account pages' runtime.
  */
-startNextApp(import.meta.url, () => {
-  const config = readWebConfig();
-  const { web, api, db } = config;
+startNextApp(import.meta.url, readWebConfig, (config) => {
+  const { settings: web, api, db } = config;
   return {
     name: "web",
     title: "Shelf",
-    config: { settings: web, api, db, log: config.log },
     port: web.PORT,
     publicUrl: api.SHELF_BASE_URL,
     // next-auth's forms are a few hundred bytes; other pages (server actions) keep the server's default of 1 MiB,

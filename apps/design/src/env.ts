@@ -11,9 +11,8 @@ const DesignEnv = HostEnv.extend({
 export type DesignEnv = z.infer<typeof DesignEnv>;
 
 /** Everything the design app is configured with, read once at start and passed to what needs it. */
-export type DesignConfig = { design: DesignEnv; api: ApiEnv; db: DbEnv; log: LogEnv };
+export type DesignConfig = { settings: DesignEnv; api: ApiEnv; db: DbEnv; log: LogEnv };
 
 export function readDesignConfig(env: NodeJS.ProcessEnv = process.env): DesignConfig {
-  const { settings, ...rest } = readAppSettings(DesignEnv, env);
-  return { design: settings, ...rest };
+  return readAppSettings(DesignEnv, env);
 }

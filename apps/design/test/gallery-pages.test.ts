@@ -2,9 +2,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { launchChromium } from "@shelf/api/testing/apps";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { seriousViolations } from "@shelf/web-kit/testing/axe";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seriousViolations } from "./axe";
 import { designDir, type RunningServer, startDesignServer } from "./server";
 
 /**

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { pageSuite, watchPage } from "@shelf/api/testing/apps";
+import { openApiReference } from "@shelf/web-kit/testing/api-reference";
+import { seriousViolations } from "@shelf/web-kit/testing/axe";
 import { describe, expect, it } from "vitest";
-import { seriousViolations } from "./axe";
 import { designDir, startDesignServer } from "./server";
 
 /** The design app's pages in Debian's Chromium against the production build (screenshots in test-results/pages). */
@@ -12,15 +13,10 @@ const suite = pageSuite(startDesignServer, shots);
 
 describe("the API reference page", () => {
   it("renders one reference of the design host's live document, from this host only, with no console error", async () => {
-    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const seen = watchPage(page, suite.server.url);
-    await page.goto(`${suite.server.url}/docs/api`);
-    expect(await page.title()).toBe("Design API reference · Shelf");
-    const heading = page.getByRole("heading", { name: "Shelf design host: agent API", level: 1 });
-    await heading.waitFor({ timeout: 30_000 });
-    await page.waitForLoadState("networkidle");
-    expect(await page.locator("body > [data-v-app]").count()).toBe(1);
-    expect(await heading.isVisible()).toBe(true);
+    const { page, seen } = await openApiReference(suite, {
+      title: "Design API reference · Shelf",
+      heading: "Shelf design host: agent API",
+    });
     await page.locator("section", { hasText: "/api/agent/docs/{slug}" }).first().waitFor();
     expect(await page.content()).not.toContain("/api/library");
     expect(seen.elsewhere()).toEqual([]);

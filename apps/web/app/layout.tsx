@@ -33,7 +33,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const area = await getTranslations("accountArea");
   const email = await getTranslations("email");
   const { config, disclosure } = getRuntime();
-  const web = config.web;
+  const web = config.settings;
   // The business disclosure (what GET /api/public/disclosure publishes) in the page's language.
   const business = disclosure ? disclosure[locale === "ko" ? "ko" : "en"] : undefined;
   return (

@@ -20,9 +20,8 @@ const WebEnv = HostEnv.extend({
 export type WebEnv = z.infer<typeof WebEnv>;
 
 /** Everything the web app is configured with, read once at start and passed to what needs it. */
-export type WebConfig = { web: WebEnv; api: ApiEnv; db: DbEnv; log: LogEnv };
+export type WebConfig = { settings: WebEnv; api: ApiEnv; db: DbEnv; log: LogEnv };
 
 export function readWebConfig(env: NodeJS.ProcessEnv = process.env): WebConfig {
-  const { settings, ...rest } = readAppSettings(WebEnv, env);
-  return { web: settings, ...rest };
+  return readAppSettings(WebEnv, env);
 }

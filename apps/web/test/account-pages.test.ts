@@ -1,16 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { recordSecret } from "@shelf/api/testing";
 import { conformanceAuthorization, freePort } from "@shelf/api/testing/conformance";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
-import { launchChromium } from "./browser";
+import { expectNoSeriousViolations, openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -18,10 +14,6 @@ import { type RunningServer, startServer } from "./server";
  * used and revoked, the slot counter, device sign-in with a script playing the client, sign-out ending sessions,
  * security headers, and axe-core on every page in English and Korean (screenshots kept in test-results/pages).
  */
-
-const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const shots = path.join(webDir, "test-results/pages");
-const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let testDb: TestDatabase;
 let sql: postgres.Sql;
@@ -33,29 +25,21 @@ let productId: number;
 
 const PASSWORD = "correct horse battery staple";
 
+let suite: WebPageSuite | undefined;
+
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  dataDir = await fs.mkdtemp(path.join((await import("node:os")).tmpdir(), "shelf-pages-"));
-  productId = (await admin("product:create", "--name", "Seat Saver", "--price-cents", "2900")).id;
-  await admin("product:update", "--id", String(productId), "--manual-steps", '["Download","Open","Sign in"]');
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
-    SHELF_RATE_LIMIT_NAMESPACE: `pages-${Date.now()}`,
+  suite = await openWebPageSuite({
+    name: "pages",
+    prepare: async (opened) => {
+      ({ testDb, dataDir } = opened);
+      productId = (await admin("product:create", "--name", "Seat Saver", "--price-cents", "2900")).id;
+      await admin("product:update", "--id", String(productId), "--manual-steps", '["Download","Open","Sign in"]');
+    },
   });
-  browser = await launchChromium();
-  await fs.mkdir(shots, { recursive: true });
+  ({ testDb, sql, dataDir, server, browser } = suite);
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await sql?.end();
-  await testDb?.drop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => suite?.close());
 
 let emails = 0;
 function newEmail(): string {
@@ -114,18 +98,6 @@ async function createKey(page: Page, name: string): Promise<string> {
   const key = await shown.inputValue();
   recordSecret(key);
   return key;
-}
-
-async function expectNoSeriousViolations(page: Page, label: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
-  expect(violations, label).toEqual([]);
 }
 
 describe("keys in the browser", () => {

@@ -1,25 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { recordSecret } from "@shelf/api/testing";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./browser";
 import { jsonApi } from "./json-api";
-import { type RunningServer, startServer } from "./server";
+import { openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
+import type { RunningServer } from "./server";
 
 /**
  * The pages as a new user meets them, on the demo data set: the demo's images, every page at phone width in both
  * languages with long names in every list, text that wraps instead of widening the page, Korean pages in Korean,
  * forms that keep what was typed, and one session lookup per page (screenshots kept in test-results/pages).
  */
-
-const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const shots = path.join(webDir, "test-results/pages");
 
 const DEMO_EMAIL = "demo@shelf.test";
 const DEMO_PASSWORD = "shelf-demo-password";
@@ -29,32 +21,20 @@ const LONG_KEY_NAME = "K".repeat(100);
 const LONG_DEVICE_NAME = "D".repeat(255);
 const LONG_APP_NAME = "A".repeat(200);
 
-let testDb: TestDatabase;
 let sql: postgres.Sql;
 let server: RunningServer;
 let browser: Browser;
-let dataDir: string;
 let demoKey: string;
 let productIds: number[];
 let consentPath: string;
 
 const api = jsonApi(() => server.url);
 
+let suite: WebPageSuite | undefined;
+
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-demo-pages-"));
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_DEMO: "1",
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
-    SHELF_RATE_LIMIT_NAMESPACE: `demo-pages-${Date.now()}`,
-  });
-  demoKey = /Demo API key: (\S+)/.exec(server.output())?.[1] as string;
-  recordSecret(demoKey);
-  browser = await launchChromium();
-  await fs.mkdir(shots, { recursive: true });
+  suite = await openWebPageSuite({ name: "demo-pages", env: { SHELF_DEMO: "1" } });
+  ({ sql, server, browser, demoKey } = suite);
 
   // Long names in every list: the account, a device, a connected app (a key comes through the form below).
   await sql`update accounts set name = ${LONG_ACCOUNT_NAME} where email = ${DEMO_EMAIL}`;
@@ -99,13 +79,7 @@ beforeAll(async () => {
   await context.close();
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await sql?.end();
-  await testDb?.drop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => suite?.close());
 
 async function signedIn(locale: string, viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
   const context = await browser.newContext({ locale, baseURL: server.url, viewport });

@@ -1,15 +1,13 @@
 import fs from "node:fs/promises";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { recordSecret } from "@shelf/api/testing";
 import { linkIn, parseMail, startTestSmtpServer, type TestSmtpServer } from "@shelf/api/testing/smtp";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./browser";
+import { expectNoSeriousViolations, openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -20,16 +18,11 @@ import { type RunningServer, startServer } from "./server";
  * screenshots in test-results/pages.
  */
 
-const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const shots = path.join(webDir, "test-results/pages");
-const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
 let testDb: TestDatabase;
 let sql: postgres.Sql;
 let server: RunningServer;
 let browser: Browser;
 let smtp: TestSmtpServer;
-let dataDir: string;
 
 const PASSWORD = "correct horse battery staple";
 const TERMS_URL = "https://shelf.test/legal/terms";
@@ -52,33 +45,26 @@ const DISCLOSURE = {
 };
 const NEW_PASSWORD = "a whole new passphrase";
 
+let suite: WebPageSuite | undefined;
+
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
   smtp = await startTestSmtpServer();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-recovery-"));
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_SMTP_URL: smtp.url,
-    SHELF_MAIL_FROM: "Shelf <no-reply@shelf.test>",
-    SHELF_DISCLOSURE: JSON.stringify(DISCLOSURE),
-    SHELF_TERMS_URL: TERMS_URL,
-    SHELF_PRIVACY_URL: PRIVACY_URL,
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
-    SHELF_RATE_LIMIT_NAMESPACE: `recovery-${Date.now()}`,
+  suite = await openWebPageSuite({
+    name: "recovery",
+    env: {
+      SHELF_SMTP_URL: smtp.url,
+      SHELF_MAIL_FROM: "Shelf <no-reply@shelf.test>",
+      SHELF_DISCLOSURE: JSON.stringify(DISCLOSURE),
+      SHELF_TERMS_URL: TERMS_URL,
+      SHELF_PRIVACY_URL: PRIVACY_URL,
+    },
   });
-  browser = await launchChromium();
-  await fs.mkdir(shots, { recursive: true });
+  ({ testDb, sql, server, browser } = suite);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await suite?.close();
   await smtp?.close();
-  await sql?.end();
-  await testDb?.drop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 
 let emails = 0;
@@ -136,15 +122,7 @@ async function signIn(page: Page, email: string, password: string) {
 
 /** axe-core with no serious or critical violation, and nothing wider than the window. */
 async function checkPage(page: Page, label: string, shot: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
-  expect(violations, label).toEqual([]);
+  await expectNoSeriousViolations(page, label);
   const widths = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth,
     inner: window.innerWidth,

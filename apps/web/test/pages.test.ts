@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { pageSuite, watchPage } from "@shelf/api/testing/apps";
+import { pageSuite } from "@shelf/api/testing/apps";
+import { openApiReference } from "@shelf/web-kit/testing/api-reference";
 import { describe, expect, it } from "vitest";
 import { startServer } from "./server";
 
@@ -10,19 +11,14 @@ const suite = pageSuite(startServer, shots);
 
 describe("API reference page", () => {
   it("renders one reference of the live OpenAPI document, from this server only, with no console error", async () => {
-    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const seen = watchPage(page, suite.server.url);
-    await page.goto(`${suite.server.url}/docs/api`);
-    expect(await page.title()).toBe("API reference · Shelf");
-    const heading = page.getByRole("heading", { name: "Shelf API", level: 1 });
-    await heading.waitFor({ timeout: 30_000 });
-    await page.waitForLoadState("networkidle");
-    // One reference (one Vue app in the page), its heading on the first screen, and no AI agent.
-    expect(await page.locator("body > [data-v-app]").count()).toBe(1);
+    const { page, seen, heading } = await openApiReference(suite, {
+      title: "API reference · Shelf",
+      heading: "Shelf API",
+    });
+    // One reference, its heading on the first screen, and no AI agent.
     expect(await heading.count()).toBe(1);
     const box = await heading.boundingBox();
     expect(box?.y).toBeLessThan(800);
-    expect(await heading.isVisible()).toBe(true);
     expect(await page.getByRole("button", { name: /Ask AI/i }).count()).toBe(0);
     const library = page.locator("section", { hasText: "/api/library" }).first();
     await library.waitFor();

@@ -1,21 +1,18 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
-import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expiredLinkLike, recordSecret } from "@shelf/api/testing";
 import { parseMail } from "@shelf/api/testing/smtp";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { TestDatabase } from "@shelf/db/testing";
 import type { Browser, Page } from "playwright-core";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
-import { launchChromium } from "./browser";
 import { jsonApi } from "./json-api";
-import { type RunningServer, startServer } from "./server";
+import { expectNoSeriousViolations, openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
+import type { RunningServer } from "./server";
 
 /**
  * The product page and the billing page on the demo data set, in Debian's Chromium against the production build:
@@ -24,10 +21,6 @@ import { type RunningServer, startServer } from "./server";
  * never shown; both languages, desktop and 390 px (never scrolling sideways), axe (screenshots in
  * test-results/pages).
  */
-
-const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const shots = path.join(webDir, "test-results/pages");
-const axeSource = await fs.readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const DEMO_EMAIL = "demo@shelf.test";
 const DEMO_PASSWORD = "shelf-demo-password";
@@ -42,30 +35,14 @@ let demoKey: string;
 const api = jsonApi(() => server.url);
 const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
 
+let suite: WebPageSuite | undefined;
+
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-portal-pages-"));
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_DEMO: "1",
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
-    SHELF_RATE_LIMIT_NAMESPACE: `portal-pages-${Date.now()}`,
-  });
-  demoKey = /Demo API key: (\S+)/.exec(server.output())?.[1] as string;
-  recordSecret(demoKey);
-  browser = await launchChromium();
-  await fs.mkdir(shots, { recursive: true });
+  suite = await openWebPageSuite({ name: "portal-pages", env: { SHELF_DEMO: "1" } });
+  ({ testDb, sql, dataDir, server, browser, demoKey } = suite);
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await sql?.end();
-  await testDb?.drop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => suite?.close());
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -85,18 +62,6 @@ async function signedIn(locale: string, viewport = DESKTOP, email = DEMO_EMAIL, 
 /** How far the page scrolls sideways: 0 when nothing is wider than the window. */
 function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-}
-
-async function expectNoSeriousViolations(page: Page, label: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script evaluated above
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  });
-  expect(violations, label).toEqual([]);
 }
 
 /** Every way a page is read: both languages, desktop and phone; each is checked for overflow and axe. */

@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef } from "react";
 import { TextField } from "../../src/components/text-field";
+import { FormMessage } from "../../src/forms/form-message";
 import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { deviceAction } from "./actions";
@@ -95,17 +96,7 @@ export function DeviceForm({
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
       <p className="muted">{lead}</p>
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={focusTarget as React.RefObject<HTMLParagraphElement>}>
-          {state.message}
-          {state.link && (
-            <>
-              {" "}
-              <a href={state.link.href}>{state.link.label}</a>
-            </>
-          )}
-        </p>
-      )}
+      <FormMessage state={state} />
       <TextField
         id="user-code"
         name="user_code"

@@ -2,7 +2,8 @@
 
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef, useState } from "react";
-import { TextField } from "../../src/components/text-field";
+import { PasswordField } from "../../src/components/text-field";
+import { FormMessage } from "../../src/forms/form-message";
 import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { checkResetLink, resetPasswordAction } from "./actions";
@@ -63,22 +64,14 @@ export function ResetForm() {
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <form action={action} onSubmit={keepTyped(action)} className="stack">
-      {state.status === "failed" && (
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.message}
-        </p>
-      )}
+      <FormMessage state={state} />
       <input type="hidden" name="token" value={token ?? ""} />
-      <TextField
+      <PasswordField
         id="new-password"
         name="new_password"
         label={t("newPassword")}
         hint={t("newPasswordHint")}
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={8}
-        maxLength={1024}
+        fresh
         errors={fields.new_password}
       />
       <button type="submit" className="button" disabled={pending}>

@@ -3,7 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useTranslations } from "next-intl";
 import { type FormEvent, useRef, useState } from "react";
-import { TextField } from "../../src/components/text-field";
+import { PasswordField, TextField } from "../../src/components/text-field";
 
 /**
  * Email and password through next-auth's credentials sign-in (its CSRF token, its cookie). A refusal never says
@@ -56,15 +56,7 @@ export function SignInForm({ returnTo, email: initialEmail = "" }: { returnTo: s
         maxLength={254}
         defaultValue={initialEmail}
       />
-      <TextField
-        id="password"
-        name="password"
-        label={t("password")}
-        type="password"
-        autoComplete="current-password"
-        required
-        maxLength={1024}
-      />
+      <PasswordField id="password" name="password" label={t("password")} />
       <button type="submit" className="button" disabled={pending}>
         {pending ? t("submitting") : t("submit")}
       </button>

@@ -37,7 +37,7 @@ export async function signUpAction(_state: FormState, form: FormData): Promise<F
         language,
         accept_terms: form.get("accept_terms") === "on",
       },
-      { termsUrl: config.web.SHELF_TERMS_URL, privacyUrl: config.web.SHELF_PRIVACY_URL },
+      { termsUrl: config.settings.SHELF_TERMS_URL, privacyUrl: config.settings.SHELF_PRIVACY_URL },
     );
     // The address is unverified until the link of this mail is followed; the account works meanwhile (a banner asks).
     await accountEmail.sendVerificationMail(db, emailDeps(), account.id, language);

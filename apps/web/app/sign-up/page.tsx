@@ -23,8 +23,8 @@ export default async function SignUpPage({ searchParams }: Props) {
       <p className="muted">{t("lead")}</p>
       <SignUpForm
         returnTo={returnTo}
-        termsUrl={getRuntime().config.web.SHELF_TERMS_URL}
-        privacyUrl={getRuntime().config.web.SHELF_PRIVACY_URL}
+        termsUrl={getRuntime().config.settings.SHELF_TERMS_URL}
+        privacyUrl={getRuntime().config.settings.SHELF_PRIVACY_URL}
       />
       <p className="muted">
         {t("haveAccount")} <a href={`/sign-in?callbackUrl=${encodeURIComponent(returnTo)}`}>{t("signInLink")}</a>

@@ -3,7 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef, useState } from "react";
-import { TextField } from "../../src/components/text-field";
+import { EmailField, PasswordField, TextField } from "../../src/components/text-field";
 import { keepTyped } from "../../src/forms/keep-typed";
 import { idle } from "../../src/forms/state";
 import { signUpAction } from "./actions";
@@ -77,26 +77,13 @@ export function SignUpForm({
         maxLength={200}
         errors={fields.name}
       />
-      <TextField
-        id="email"
-        name="email"
-        label={t("email")}
-        type="email"
-        autoComplete="email"
-        required
-        maxLength={254}
-        errors={fields.email}
-      />
-      <TextField
+      <EmailField id="email" name="email" label={t("email")} errors={fields.email} />
+      <PasswordField
         id="password"
         name="password"
         label={t("password")}
         hint={t("passwordHint")}
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={8}
-        maxLength={1024}
+        fresh
         errors={fields.password}
       />
       {(termsUrl || privacyUrl) && (

@@ -32,3 +32,27 @@ export function TextField({ id, name, label, hint, errors, ...input }: Props) {
     </div>
   );
 }
+
+type FieldProps = Pick<Props, "id" | "name" | "label" | "hint" | "errors">;
+
+/**
+ * A password: the one in use (`current-password`), or a new one (`new-password`: 8 characters at least, which a
+ * password manager may offer to make).
+ */
+export function PasswordField({ fresh = false, ...field }: FieldProps & { fresh?: boolean }) {
+  return (
+    <TextField
+      {...field}
+      type="password"
+      autoComplete={fresh ? "new-password" : "current-password"}
+      required
+      minLength={fresh ? 8 : undefined}
+      maxLength={1024}
+    />
+  );
+}
+
+/** An email address, as long as an address may be (254 characters). */
+export function EmailField(field: FieldProps) {
+  return <TextField {...field} type="email" autoComplete="email" required maxLength={254} />;
+}

@@ -1,20 +1,16 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState } from "react";
-import { FormMessage } from "../../../src/forms/form-message";
-import { keepTyped } from "../../../src/forms/keep-typed";
-import { idle } from "../../../src/forms/state";
+import { AccountForm, useFormAction } from "../../../src/forms/account-form";
 import { withdrawOrderAction } from "./actions";
 
 /** The withdrawal from one order: an optional reason, kept after a refusal. */
 export function WithdrawForm({ orderId }: { orderId: number }) {
   const t = useTranslations("billing");
-  const [state, action, pending] = useActionState(withdrawOrderAction, idle);
-  const reasonErrors = state.status === "failed" ? state.fields.reason : undefined;
+  const form = useFormAction(withdrawOrderAction);
+  const reasonErrors = form.fields.reason;
   return (
-    <form action={action} onSubmit={keepTyped(action)} className="stack">
-      <FormMessage state={state} />
+    <AccountForm form={form} submit={t("withdrawSubmit")} button="button danger small">
       <input type="hidden" name="id" value={orderId} />
       <p className="muted small">{t("withdrawLead")}</p>
       <label htmlFor={`reason-${orderId}`}>{t("reason")}</label>
@@ -25,9 +21,6 @@ export function WithdrawForm({ orderId }: { orderId: number }) {
         maxLength={10000}
         aria-invalid={reasonErrors ? true : undefined}
       />
-      <button type="submit" className="button danger small" disabled={pending}>
-        {t("withdrawSubmit")}
-      </button>
-    </form>
+    </AccountForm>
   );
 }

@@ -4,9 +4,11 @@ import { useTranslations } from "next-intl";
 import { useActionState, useEffect, useRef, useState } from "react";
 import { FieldError } from "../../../src/components/field-error";
 import { TextField } from "../../../src/components/text-field";
+import { FormMessage } from "../../../src/forms/form-message";
 import { keepTyped } from "../../../src/forms/keep-typed";
 import { idle } from "../../../src/forms/state";
 import { createKeyAction } from "./actions";
+import { NewKey } from "./new-key";
 
 type Scope = { value: string; label: string; free: number };
 
@@ -29,11 +31,9 @@ export function CreateKeyForm({
 }) {
   const t = useTranslations("keys");
   const [state, action, pending] = useActionState(createKeyAction, idle);
-  const [copied, setCopied] = useState(false);
   const [dismissed, setDismissed] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const shown = useRef<HTMLElement>(null);
-  const alert = useRef<HTMLParagraphElement>(null);
   const sending = useRef(false);
   const submit = keepTyped(action);
 
@@ -41,54 +41,26 @@ export function CreateKeyForm({
     if (!pending) sending.current = false;
   }, [pending]);
 
+  // A refusal takes the focus itself (`FormMessage`); a new key, its panel.
   useEffect(() => {
     if (state.status === "done") {
       form.current?.reset();
       setDismissed(false);
-      setCopied(false);
       shown.current?.focus();
     }
-    if (state.status === "failed") alert.current?.focus();
   }, [state]);
 
   const fields = state.status === "failed" ? state.fields : {};
   return (
     <>
       {state.status === "done" && !dismissed && (
-        <section className="new-key" aria-labelledby="new-key-title" tabIndex={-1} ref={shown}>
-          <h3 id="new-key-title">{t("createdTitle", { name: state.data.name })}</h3>
-          <p className="warning">{t("createdWarning")}</p>
-          <div className="copy-row">
-            <label htmlFor="new-key-value" className="visually-hidden">
-              {t("createdLabel")}
-            </label>
-            <input
-              id="new-key-value"
-              readOnly
-              value={state.data.key}
-              className="mono"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-            <button
-              type="button"
-              className="button"
-              onClick={async () => {
-                await navigator.clipboard.writeText(state.data.key).then(
-                  () => setCopied(true),
-                  () => setCopied(false),
-                );
-              }}
-            >
-              {t("copy")}
-            </button>
-          </div>
-          <p role="status" className="muted">
-            {copied ? t("copied") : ""}
-          </p>
-          <button type="button" className="button secondary" onClick={() => setDismissed(true)}>
-            {t("createdDone")}
-          </button>
-        </section>
+        <NewKey
+          key={state.data.key}
+          name={state.data.name}
+          value={state.data.key}
+          onDone={() => setDismissed(true)}
+          ref={shown}
+        />
       )}
       <form
         action={action}
@@ -101,17 +73,7 @@ export function CreateKeyForm({
         className="stack"
       >
         <input type="hidden" name="form_token" value={formToken} />
-        {state.status === "failed" && (
-          <p className="error" role="alert" tabIndex={-1} ref={alert}>
-            {state.message}
-            {state.link && (
-              <>
-                {" "}
-                <a href={state.link.href}>{state.link.label}</a>
-              </>
-            )}
-          </p>
-        )}
+        <FormMessage state={state} />
         <TextField
           id="key-name"
           name="name"
