@@ -135,7 +135,11 @@ export type RouteMeta = {
    * except 401 and 403, which keep the contract's body beside the host's Bearer challenge (RFC 6750, RFC 9728).
    * `defaultScopes`: what the account MCP's 401 asks for (a design token has no scopes).
    */
-  mcp?: { defaultScopes?: readonly AccountAbility[] };
+  mcp?: {
+    defaultScopes?: readonly AccountAbility[];
+    /** The endpoint keeps sessions (`Mcp-Session-Id` from initialize on); a stateless one does not. */
+    sessions?: true;
+  };
   /**
    * The route reads and writes nothing in the database (a signed link is its own permission): it is served while
    * the database is down, when routes that need it fail fast with 503.

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccountApiEdge } from "../account-api";
 import { createDesignToken } from "../auth/design-token-admin";
 import { createDesignApiEdge } from "../design-api";
 import { handleFetch } from "../edge/fetch";
@@ -267,6 +268,22 @@ describe("design MCP", () => {
     }
     // Without the header: served (the version initialize negotiated applies).
     expect((await post({ jsonrpc: "2.0", id: 4, method: "tools/list" })).status).toBe(200);
+  });
+
+  it("is documented without a session header, where the account MCP's operations list one", () => {
+    const headers = (document: Edge["document"], path: string, method: "post" | "delete") =>
+      ((document.paths?.[path]?.[method]?.parameters ?? []) as { in: string; name: string }[])
+        .filter((parameter) => parameter.in === "header")
+        .map((parameter) => parameter.name);
+    expect(headers(edge.document, "/mcp", "post")).toEqual(["MCP-Protocol-Version"]);
+    const account = createAccountApiEdge({
+      db: testDb.db,
+      baseUrl: TEST_BASE_URL,
+      rateLimiter: createRateLimiter({ points: 1_000_000 }),
+      log: testLog,
+    });
+    expect(headers(account.document, "/api/mcp", "post")).toEqual(["Mcp-Session-Id", "MCP-Protocol-Version"]);
+    expect(headers(account.document, "/api/mcp", "delete")).toEqual(["Mcp-Session-Id", "MCP-Protocol-Version"]);
   });
 
   it("is stateless: GET and DELETE 405 with Allow, notifications 202 without a body, batches and other hosts refused", async () => {

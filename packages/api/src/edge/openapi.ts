@@ -209,22 +209,22 @@ function successResponses(route: EdgeRoute, operation: Operation, kinds: PlainKi
 /** Header parameters the edge reads for an operation: validators for GETs, ranges for files, an MCP session's. */
 function headerParameters(route: EdgeRoute, kinds: PlainKind[]) {
   if (route.meta.mcp) {
-    return [
-      {
-        in: "header",
-        name: "Mcp-Session-Id",
-        required: false,
-        schema: { type: "string" },
-        description: "The session initialize opened (every request but initialize)",
-      },
-      {
-        in: "header",
-        name: "MCP-Protocol-Version",
-        required: false,
-        schema: { type: "string" },
-        description: "The protocol version initialize agreed",
-      },
-    ];
+    const version = {
+      in: "header",
+      name: "MCP-Protocol-Version",
+      required: false,
+      schema: { type: "string" },
+      description: "The protocol version initialize agreed",
+    };
+    if (!route.meta.mcp.sessions) return [version];
+    const session = {
+      in: "header",
+      name: "Mcp-Session-Id",
+      required: false,
+      schema: { type: "string" },
+      description: "The session initialize opened (every request but initialize)",
+    };
+    return [session, version];
   }
   if (route.method !== "GET") return [];
   const parameters = [

@@ -25,7 +25,7 @@ export const mcpRouter = router({
   message: accountProcedure
     .meta({
       ability: "mcp.read",
-      mcp: { defaultScopes: MCP_DEFAULT_SCOPES },
+      mcp: { defaultScopes: MCP_DEFAULT_SCOPES, sessions: true },
       exactPath: true,
       alternateSuccess: { status: 202, description: "A notification or a response was accepted (no body)" },
       errors: [...TRANSPORT_ERRORS, ...SESSION_ERRORS],
@@ -48,7 +48,7 @@ export const mcpRouter = router({
   end: accountProcedure
     .meta({
       ability: "mcp.read",
-      mcp: { defaultScopes: MCP_DEFAULT_SCOPES },
+      mcp: { defaultScopes: MCP_DEFAULT_SCOPES, sessions: true },
       exactPath: true,
       successStatus: 204,
       errors: [...TRANSPORT_ERRORS, ...SESSION_ERRORS],
