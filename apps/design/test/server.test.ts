@@ -31,7 +31,7 @@ const get = (path: string, headers: Record<string, string> = {}) =>
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe("the design agent API on /api", () => {
-  it("serves its OpenAPI 3.1 document at /api/openapi.json: the design routes (agent API and gallery), not the account API's", async () => {
+  it("serves its OpenAPI 3.1 document at /api/openapi.json: the design routes (agent API, gallery and MCP), not the account API's", async () => {
     const response = await get("/api/openapi.json");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("application/json");
@@ -40,9 +40,11 @@ describe("the design agent API on /api", () => {
     expect(document.info.title).toBe("Shelf design host: agent API and gallery");
     expect(document.paths["/api/agent/docs/{slug}"]?.get).toBeDefined();
     expect(document.paths["/api/library"]).toBeUndefined();
-    expect(Object.keys(document.paths).filter((path) => !/^\/(api\/agent|api\/v1|\.well-known)\//.test(path))).toEqual(
-      [],
-    );
+    // The design MCP is a route of the design host like the others, documented at its own address.
+    expect(document.paths["/mcp"]?.post).toBeDefined();
+    expect(Object.keys(document.paths).filter((path) => !/^\/(api\/agent|api\/v1|\.well-known)\//.test(path))).toEqual([
+      "/mcp",
+    ]);
     expect(document.servers).toEqual([{ url: server.url.replace("127.0.0.1", "localhost") }]);
   });
 
