@@ -17,7 +17,7 @@ export function describeUrl(url: string): string {
  * unreachable or unknown, connection refused, database or role missing, password refused.
  */
 export async function checkDatabase(url: string, timeoutSeconds = 5): Promise<void> {
-  const client = postgres(url, { max: 1, connect_timeout: timeoutSeconds, onnotice: () => {} });
+  const client = postgres(url, { max: 1, connect_timeout: timeoutSeconds, fetch_types: false, onnotice: () => {} });
   try {
     // postgres.js keeps a query waiting through failed connection attempts: the deadline is ours.
     await withDeadline(client`select 1`.execute(), timeoutSeconds * 1000 + 500);

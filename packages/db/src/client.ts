@@ -1,6 +1,7 @@
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import { drizzle, type PostgresJsQueryResultHKT } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { installBuiltInArrayTypes } from "./array-types";
 import * as schema from "./schema";
 
 export type Database = ReturnType<typeof createDrizzle>;
@@ -51,6 +52,8 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
   const client = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
+    // Not postgres.js's own type fetch: see installBuiltInArrayTypes.
+    fetch_types: false,
     connect_timeout: timeouts.connectSeconds,
     ...(options.onQuery ? { debug: (_connection: number, query: string) => options.onQuery?.(query) } : {}),
     connection: {
@@ -62,6 +65,7 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
       jit: "off",
     },
   });
+  installBuiltInArrayTypes(client);
   return {
     db: createDrizzle(client),
     sql: client,

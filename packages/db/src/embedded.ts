@@ -246,7 +246,14 @@ async function findRunningServer(pgData: string): Promise<number | null> {
 }
 
 async function answers(port: number): Promise<boolean> {
-  const client = postgres(urlFor(port, "postgres"), { max: 1, connect_timeout: 5, onnotice: () => {} });
+  const client = postgres(urlFor(port, "postgres"), {
+    max: 1,
+    connect_timeout: 5,
+    // A server that is starting or stopping may cut the connection at any point; postgres.js's own type fetch would
+    // then reject with no handler (installBuiltInArrayTypes).
+    fetch_types: false,
+    onnotice: () => {},
+  });
   try {
     await client`select 1`;
     return true;
@@ -258,7 +265,7 @@ async function answers(port: number): Promise<boolean> {
 }
 
 async function ensureDatabase(port: number): Promise<void> {
-  const client = postgres(urlFor(port, "postgres"), { max: 1, onnotice: () => {} });
+  const client = postgres(urlFor(port, "postgres"), { max: 1, fetch_types: false, onnotice: () => {} });
   try {
     const [row] = await client`select 1 as present from pg_database where datname = ${EMBEDDED_DATABASE}`;
     if (!row) await client.unsafe(`create database ${EMBEDDED_DATABASE}`);

@@ -46,6 +46,8 @@ export function createDatabaseHealth(url: string, options: HealthOptions = {}): 
     postgres(url, {
       max: 1,
       onnotice: () => {},
+      // Its statements read no arrays; postgres.js's type fetch could end the process (installBuiltInArrayTypes).
+      fetch_types: false,
       connect_timeout: Math.max(1, Math.ceil(probeTimeoutMs / 1000)),
       idle_timeout: 60,
       connection: { application_name: "shelf-health", statement_timeout: probeTimeoutMs },

@@ -16,7 +16,7 @@ const MIGRATION_LOCK_ID = 0x5e1f_0001;
  * nothing left to do.
  */
 export async function runMigrations(url: string): Promise<void> {
-  const client = postgres(url, { max: 1, onnotice: () => {} });
+  const client = postgres(url, { max: 1, fetch_types: false, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await migrate(drizzle({ client }), { migrationsFolder });
