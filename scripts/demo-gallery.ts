@@ -2,7 +2,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
- * Makes the demo's gallery run (packages/api/src/demo/design-run) from a run the reference collect agent saved with
+ * Makes the demo's gallery run (packages/demo/src/design-run) from a run the reference collect agent saved with
  * `--out`: the pages a designer learns most from, desktop in both languages and mobile in English, so the committed
  * folder stays a few hundred kilobytes. The API reference pages (a third-party viewer, the same in every language)
  * and the device sign-in page are left out. Usage: node --import tsx scripts/demo-gallery.ts <saved run folder>
@@ -26,7 +26,7 @@ if (!from) {
   console.error("usage: node --import tsx scripts/demo-gallery.ts <saved run folder>");
   process.exit(1);
 }
-const to = path.join(import.meta.dirname, "../packages/api/src/demo/design-run");
+const to = path.join(import.meta.dirname, "../packages/demo/src/design-run");
 const run = JSON.parse(await readFile(path.join(from, "run.json"), "utf8")) as Run;
 const captures = run.captures.filter(kept);
 const used = new Set(captures.flatMap((capture) => capture.assets));

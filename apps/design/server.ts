@@ -1,5 +1,5 @@
 import { createDesignApiEdge, scheduleReplayResume } from "@shelf/api";
-import { seedDemoGallery } from "@shelf/api/demo";
+import { seedDemoGallery } from "@shelf/demo";
 import { pagesRuntimeOf } from "@shelf/web-kit/runtime";
 import { startNextApp } from "@shelf/web-kit/server";
 import { readDesignConfig } from "./src/env";

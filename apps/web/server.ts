@@ -9,8 +9,8 @@ import {
   loadDisclosure,
   startOutbox,
 } from "@shelf/api";
-import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
 import { INVOICE_FONT_PATH } from "@shelf/api/invoice-font";
+import { loadDemoSecret, seedDemo } from "@shelf/demo";
 import { pagesRuntimeOf } from "@shelf/web-kit/runtime";
 import { startNextApp } from "@shelf/web-kit/server";
 import { consentFormTargets } from "./src/auth/consent-form-targets";

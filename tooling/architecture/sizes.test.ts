@@ -33,8 +33,8 @@ function measured(file: string): boolean {
     /\.test\.tsx?$/.test(relative) ||
     /(^|\/)(test|testing)\//.test(relative) ||
     relative.startsWith("tooling/architecture/") ||
-    relative === "packages/api/src/demo/catalog.ts" ||
-    relative.startsWith("packages/api/src/demo/design-run/assets/")
+    relative === "packages/demo/src/catalog.ts" ||
+    relative.startsWith("packages/demo/src/design-run/assets/")
   );
 }
 

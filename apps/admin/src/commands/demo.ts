@@ -1,5 +1,5 @@
 import { loadSigningKeyring } from "@shelf/api";
-import { loadDemoSecret, seedDemo } from "@shelf/api/demo";
+import { loadDemoSecret, seedDemo } from "@shelf/demo";
 import type { Command } from "../command";
 
 export const demo: Command = {

@@ -1,4 +1,4 @@
-import { loadDataFolderSecret } from "../data-secret";
+import { loadDataFolderSecret } from "@shelf/api/data-secret";
 
 /**
  * The installation's demo secret, kept in the data folder: the demo key is derived from it, so the web app and the

@@ -1,16 +1,16 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { Delivery } from "@shelf/api";
+import { GALLERY_LOCK } from "@shelf/api/design-gallery/replay";
+import { failRunAsOperator } from "@shelf/api/routers/design-collect/admin-service";
+import { openRun } from "@shelf/api/routers/design-collect/service";
+import { SUBMIT_WAIT_MS } from "@shelf/api/routers/design-collect/submit";
+import { createTestDelivery } from "@shelf/api/testing/delivery";
 import { schema } from "@shelf/db";
 import { createTestDatabase, useTestDatabase } from "@shelf/db/testing";
 import { eq } from "drizzle-orm";
 import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Delivery } from "../delivery";
-import { GALLERY_LOCK } from "../design-gallery/replay";
-import { failRunAsOperator } from "../routers/design-collect/admin-service";
-import { openRun } from "../routers/design-collect/service";
-import { SUBMIT_WAIT_MS } from "../routers/design-collect/submit";
-import { createTestDelivery } from "../testing/delivery";
 import { DEMO_COLLECTOR, DEMO_RUN_DIR, seedDemoGallery } from "./design-gallery";
 
 const testDb = useTestDatabase();

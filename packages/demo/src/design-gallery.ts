@@ -1,16 +1,16 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DomainError } from "@shelf/api";
+import { type CollectAgent, failRun, openRun, putAsset, putCapture } from "@shelf/api/routers/design-collect/service";
+import { submitRun } from "@shelf/api/routers/design-collect/submit";
+import { CaptureMeta } from "@shelf/api/schemas/capture-meta";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { captureImageTypes, captureOutcomes, collectApps, collectLangs, collectViewports } from "@shelf/db/enums";
 import type { ArtifactStore } from "@shelf/server/storage/store";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { DomainError } from "../errors";
-import { type CollectAgent, failRun, openRun, putAsset, putCapture } from "../routers/design-collect/service";
-import { submitRun } from "../routers/design-collect/submit";
-import { CaptureMeta } from "../schemas/capture-meta";
 
 /**
  * The demo's gallery: a collect run the reference collect agent saved with `--out` (its `run.json` and the files it

@@ -3,15 +3,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buffer } from "node:stream/consumers";
+import type { Delivery } from "@shelf/api";
+import { LibraryApiData } from "@shelf/api/routers/library/schemas";
+import { callerFor, createProduct, recordSecret, signedInCaller } from "@shelf/api/testing";
+import { contractMismatch } from "@shelf/api/testing/contract";
+import { createTestDelivery } from "@shelf/api/testing/delivery";
 import { schema } from "@shelf/db";
 import { useTestDatabase } from "@shelf/db/testing";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Delivery } from "../delivery";
-import { LibraryApiData } from "../routers/library/schemas";
-import { callerFor, createProduct, recordSecret, signedInCaller } from "../testing";
-import { contractMismatch } from "../testing/contract";
-import { createTestDelivery } from "../testing/delivery";
 import { DEMO_EMAIL, DEMO_KEY_NAME, demoProducts } from "./catalog";
 import { countDemoRows, seedDemo } from "./seed";
 

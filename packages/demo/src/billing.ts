@@ -1,8 +1,8 @@
+import { addPaymentMethod, createInvoice, createOrder } from "@shelf/api/commerce/order-admin";
+import { createSubscription } from "@shelf/api/routers/subscriptions/admin-service";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, sql } from "drizzle-orm";
-import { addPaymentMethod, createInvoice, createOrder } from "../commerce/order-admin";
-import { createSubscription } from "../routers/subscriptions/admin-service";
 import { DEMO_PASS, DEMO_UPDATE_WINDOW_END, DEMO_UPDATE_WINDOW_GRANTED, demoProducts } from "./catalog";
 import { DAY_MS, SEED_LOCK_ID, type Transaction } from "./seeding";
 

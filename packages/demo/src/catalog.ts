@@ -1,5 +1,5 @@
+import { emptyPayload } from "@shelf/api/catalog/delivery-data";
 import type { DeliveryDependency, GrantType, Manual, ProductDelivery, ReleaseChannel } from "@shelf/db/schema";
-import { emptyPayload } from "../catalog/delivery-data";
 
 /** The demo data set: plain data, so what the demo shows can be read (and changed) in one place. */
 

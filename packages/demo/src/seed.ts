@@ -1,14 +1,14 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
+import type { DeliveryFiles } from "@shelf/api";
+import { createApiKey, revokeApiKey, toApiKeyRecord } from "@shelf/api/auth/key-issuing";
+import { deriveKeySecret, hashSecret } from "@shelf/api/auth/key-secret";
+import { hashPassword } from "@shelf/api/auth/password";
+import { createAccount, findAccountByEmail } from "@shelf/api/routers/accounts/service";
+import { putContentAsset, storeSignedArtifact } from "@shelf/api/routers/products/publish";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { createApiKey, revokeApiKey, toApiKeyRecord } from "../auth/key-issuing";
-import { deriveKeySecret, hashSecret } from "../auth/key-secret";
-import { hashPassword } from "../auth/password";
-import type { DeliveryFiles } from "../delivery";
-import { createAccount, findAccountByEmail } from "../routers/accounts/service";
-import { putContentAsset, storeSignedArtifact } from "../routers/products/publish";
 import { demoArtifact, demoSkillArchive, demoToolArchive } from "./archives";
 import { ensureDemoBilling, ensureDemoPass } from "./billing";
 import {
