@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
 
 /**
- * A list page's table: the empty-state line when there are no rows, otherwise a table with column headers and a last,
- * visually hidden header over each row's actions. The rows come as children (`<tr>` elements) whose cells name their
- * column (`data-label`, the header's words) and whose last cell is `row-actions`: at phone width each row becomes a
- * card of labelled lines (`table.stacked`), so that no word is broken letter by letter and no button leaves the screen.
+ * A list page's table: the empty-state line when there are no rows, otherwise a table with column headers and, when the
+ * rows have actions, a last, visually hidden header over them. The rows come as children (`<tr>` elements) whose cells
+ * name their column (`data-label`, the header's words) and whose last cell, if they have actions, is `row-actions`: at
+ * phone width each row becomes a card of labelled lines (`table.stacked`), so that no word is broken letter by letter
+ * and no button leaves the screen.
  */
 export function RecordTable({
   rows,
@@ -17,7 +18,8 @@ export function RecordTable({
   rows: number;
   empty: string;
   headers: string[];
-  actions: string;
+  /** The actions column's name, read by screen readers; none when the rows have no actions. */
+  actions?: string;
   className?: string;
   children: ReactNode;
 }) {
@@ -32,9 +34,11 @@ export function RecordTable({
                 {header}
               </th>
             ))}
-            <th scope="col">
-              <span className="visually-hidden">{actions}</span>
-            </th>
+            {actions !== undefined && (
+              <th scope="col">
+                <span className="visually-hidden">{actions}</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>{children}</tbody>

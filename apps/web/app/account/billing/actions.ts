@@ -1,45 +1,32 @@
 "use server";
 
 import { DomainError } from "@shelf/api";
-import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { dateFormatter } from "../../../src/format";
 import { failedForm, refusalOf } from "../../../src/forms/errors";
-import { postedId, settleRemoval } from "../../../src/forms/settle";
+import { actOnPostedRow, postedId } from "../../../src/forms/settle";
 import type { FormState } from "../../../src/forms/state";
 
 /** Stops a subscription renewing at the end of its period (`subscription:cancel --at-period-end`). */
 export async function cancelSubscriptionAction(form: FormData): Promise<void> {
-  const session = await requireSession("/account/billing");
-  const id = postedId(form);
-  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).subscriptions.cancel({ id }));
-  revalidatePath("/account/billing");
+  await actOnPostedRow(form, "/account/billing", (caller, id) => caller.subscriptions.cancel({ id }));
 }
 
 /** Renews again a subscription cancelled at period end (`subscription:resume`). */
 export async function resumeSubscriptionAction(form: FormData): Promise<void> {
-  const session = await requireSession("/account/billing");
-  const id = postedId(form);
-  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).subscriptions.resume({ id }));
-  revalidatePath("/account/billing");
+  await actOnPostedRow(form, "/account/billing", (caller, id) => caller.subscriptions.resume({ id }));
 }
 
 /** Makes one of the person's cards the default: renewals move to it. */
 export async function makeDefaultCardAction(form: FormData): Promise<void> {
-  const session = await requireSession("/account/billing");
-  const id = postedId(form);
-  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).orders.makeDefaultCard({ id }));
-  revalidatePath("/account/billing");
+  await actOnPostedRow(form, "/account/billing", (caller, id) => caller.orders.makeDefaultCard({ id }));
 }
 
 /** Removes one of the person's cards (after a confirmation); the next card becomes the default. */
 export async function removeCardAction(form: FormData): Promise<void> {
-  const session = await requireSession("/account/billing");
-  const id = postedId(form);
-  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).orders.removeCard({ id }));
-  revalidatePath("/account/billing");
+  await actOnPostedRow(form, "/account/billing", (caller, id) => caller.orders.removeCard({ id }));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { getTranslations } from "next-intl/server";
 import type { pageCaller } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
+import { RecordTable } from "../../../src/components/record-table";
 import { dateFormatter, moneyFormatter } from "../../../src/format";
 import { shownName } from "../../../src/names";
 import { cancelSubscriptionAction, makeDefaultCardAction, removeCardAction, resumeSubscriptionAction } from "./actions";
@@ -201,46 +202,34 @@ export async function Invoices({ invoices, after }: { invoices: InvoicePage; aft
   return (
     <section className="card" aria-labelledby="invoices">
       <h2 id="invoices">{t("invoices")}</h2>
-      {invoices.invoices.length === 0 ? (
-        <p className="empty">{t("noInvoices")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="stacked">
-            <thead>
-              <tr>
-                <th scope="col">{t("invoice")}</th>
-                <th scope="col">{t("issued")}</th>
-                <th scope="col">{t("status")}</th>
-                <th scope="col">{t("total")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {invoices.invoices.map((invoice) => (
-                <tr key={invoice.id}>
-                  <td data-label={t("invoice")}>
-                    <a href={`/account/billing/invoices/${invoice.id}`}>
-                      <code>{invoice.number}</code>
-                    </a>
-                    {invoice.order_number && (
-                      <div className="muted small">{t("forOrder", { number: invoice.order_number })}</div>
-                    )}
-                  </td>
-                  <td data-label={t("issued")}>{date(invoice.issued_at)}</td>
-                  <td data-label={t("status")}>{invoice.status_label}</td>
-                  <td data-label={t("total")}>
-                    {money(invoice.total_cents, invoice.currency)}
-                    {invoice.vat_cents !== null && (
-                      <div className="muted small">
-                        {t("vatIncluded", { vat: money(invoice.vat_cents, invoice.currency) })}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <RecordTable
+        rows={invoices.invoices.length}
+        empty={t("noInvoices")}
+        headers={[t("invoice"), t("issued"), t("status"), t("total")]}
+      >
+        {invoices.invoices.map((invoice) => (
+          <tr key={invoice.id}>
+            <td data-label={t("invoice")}>
+              <a href={`/account/billing/invoices/${invoice.id}`}>
+                <code>{invoice.number}</code>
+              </a>
+              {invoice.order_number && (
+                <div className="muted small">{t("forOrder", { number: invoice.order_number })}</div>
+              )}
+            </td>
+            <td data-label={t("issued")}>{date(invoice.issued_at)}</td>
+            <td data-label={t("status")}>{invoice.status_label}</td>
+            <td data-label={t("total")}>
+              {money(invoice.total_cents, invoice.currency)}
+              {invoice.vat_cents !== null && (
+                <div className="muted small">
+                  {t("vatIncluded", { vat: money(invoice.vat_cents, invoice.currency) })}
+                </div>
+              )}
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
       <nav aria-label={t("invoicePages")} className="pager">
         {after !== undefined && <a href="/account/billing#invoices">{t("firstPage")}</a>}
         {invoices.next_cursor !== null && (

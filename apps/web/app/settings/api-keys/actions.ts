@@ -6,7 +6,7 @@ import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { failedForm } from "../../../src/forms/errors";
 import { namingFullScope } from "../../../src/forms/full-scope";
-import { postedId, settleRemoval } from "../../../src/forms/settle";
+import { actOnPostedRow } from "../../../src/forms/settle";
 import type { FormState } from "../../../src/forms/state";
 
 export type CreatedKey = { key: string; name: string; prefix: string };
@@ -62,8 +62,5 @@ async function sentBefore(state: FormState<CreatedKey>, used: boolean): Promise<
 }
 
 export async function revokeKeyAction(form: FormData): Promise<void> {
-  const session = await requireSession("/settings/api-keys");
-  const id = postedId(form);
-  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).keys.revoke({ id }));
-  revalidatePath("/settings/api-keys");
+  await actOnPostedRow(form, "/settings/api-keys", (caller, id) => caller.keys.revoke({ id }));
 }

@@ -97,46 +97,35 @@ export async function EndedKeys({ ended }: { ended: KeyListData["ended"] }) {
   return (
     <section aria-labelledby="ended-title">
       <h3 id="ended-title">{t("endedTitle")}</h3>
-      {ended.length === 0 ? (
-        <p className="empty">{t("noEnded")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="keys ended stacked">
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("prefix")}</th>
-                <th scope="col">{t("scope")}</th>
-                <th scope="col">{t("dates")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ended.map((key) => (
-                <tr key={key.id}>
-                  <td data-label={t("name")}>{key.name ?? "—"}</td>
-                  <td data-label={t("prefix")}>
-                    <code className="prefix">{key.prefix}…</code>
-                  </td>
-                  <td data-label={t("scope")}>{key.product ? key.product.name : t("accountWide")}</td>
-                  <td data-label={t("dates")}>
-                    <dl className="dates">
-                      <dt>{key.revoked_at ? t("revoked") : t("expired")}</dt>
-                      <dd>{date(key.revoked_at ?? key.expires_at, true)}</dd>
-                      <dt>{t("lastUsed")}</dt>
-                      <dd>
-                        {key.last_used_at ? date(key.last_used_at, true) : t("never")}
-                        {key.last_used_address && (
-                          <div className="small">{t("from", { address: key.last_used_address })}</div>
-                        )}
-                      </dd>
-                    </dl>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <RecordTable
+        rows={ended.length}
+        empty={t("noEnded")}
+        headers={[t("name"), t("prefix"), t("scope"), t("dates")]}
+        className="keys ended"
+      >
+        {ended.map((key) => (
+          <tr key={key.id}>
+            <td data-label={t("name")}>{key.name ?? "—"}</td>
+            <td data-label={t("prefix")}>
+              <code className="prefix">{key.prefix}…</code>
+            </td>
+            <td data-label={t("scope")}>{key.product ? key.product.name : t("accountWide")}</td>
+            <td data-label={t("dates")}>
+              <dl className="dates">
+                <dt>{key.revoked_at ? t("revoked") : t("expired")}</dt>
+                <dd>{date(key.revoked_at ?? key.expires_at, true)}</dd>
+                <dt>{t("lastUsed")}</dt>
+                <dd>
+                  {key.last_used_at ? date(key.last_used_at, true) : t("never")}
+                  {key.last_used_address && (
+                    <div className="small">{t("from", { address: key.last_used_address })}</div>
+                  )}
+                </dd>
+              </dl>
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { accountAbilities, defaultAbilities, describeAbility } from "@shelf/api"
 import type { Metadata } from "next";
 import { getLocale, getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
+import { PageSection } from "../../../src/components/page-section";
 import { CreateKeyForm } from "./create-key-form";
 import { EndedKeys, KeySlots, LiveKeys } from "./key-lists";
 
@@ -38,14 +39,14 @@ export default async function ApiKeysPage({ searchParams }: Props) {
   const t = await getTranslations("keys");
   const locale = await getLocale();
   return (
-    <section className="stack-large">
-      <header>
-        <h1>{t("title")}</h1>
-        <p className="muted">
+    <PageSection
+      title={t("title")}
+      lead={
+        <>
           {t("lead")} <a href="/docs/api">{t("apiReference")}</a>
-        </p>
-      </header>
-
+        </>
+      }
+    >
       <KeySlots scopes={scopes} />
 
       <section aria-labelledby="keys-title">
@@ -81,6 +82,6 @@ export default async function ApiKeysPage({ searchParams }: Props) {
           }))}
         />
       </section>
-    </section>
+    </PageSection>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
+import { PageSection } from "../../../src/components/page-section";
 import { CodeTags, RecordTable } from "../../../src/components/record-table";
 import { dateFormatter } from "../../../src/format";
 import { disconnectAppAction } from "./actions";
@@ -17,11 +18,7 @@ export default async function ConnectedAppsPage() {
   const t = await getTranslations("apps");
   const date = await dateFormatter();
   return (
-    <section className="stack-large">
-      <header>
-        <h1>{t("title")}</h1>
-        <p className="muted">{t("lead")}</p>
-      </header>
+    <PageSection title={t("title")} lead={t("lead")}>
       <RecordTable
         rows={apps.length}
         empty={t("empty")}
@@ -53,6 +50,6 @@ export default async function ConnectedAppsPage() {
           </tr>
         ))}
       </RecordTable>
-    </section>
+    </PageSection>
   );
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { requireSession } from "../../../../src/auth/session";
+import { PageSection } from "../../../../src/components/page-section";
 import { DeleteForm } from "./delete-form";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -15,11 +16,7 @@ export default async function DeleteAccountPage() {
   const session = await requireSession("/account/delete");
   const t = await getTranslations("deletion");
   return (
-    <section className="stack-large">
-      <header>
-        <h1>{t("title")}</h1>
-        <p className="muted">{t("lead")}</p>
-      </header>
+    <PageSection title={t("title")} lead={t("lead")}>
       <section className="card narrow-card stack">
         <h2>{t("whatHappens")}</h2>
         <ul className="stack">
@@ -37,6 +34,6 @@ export default async function DeleteAccountPage() {
         <h2>{t("formTitle")}</h2>
         <DeleteForm email={session.email} />
       </section>
-    </section>
+    </PageSection>
   );
 }

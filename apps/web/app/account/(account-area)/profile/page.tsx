@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { requireSession } from "../../../../src/auth/session";
+import { PageSection } from "../../../../src/components/page-section";
 import { EmailForm } from "./email-form";
 import { NameForm } from "./name-form";
 import { PasswordForm } from "./password-form";
@@ -16,11 +17,7 @@ export default async function SecurityPage() {
   const email = await getTranslations("email");
   const deletion = await getTranslations("deletion");
   return (
-    <section className="stack-large">
-      <header>
-        <h1>{t("title")}</h1>
-        <p className="muted">{t("lead", { email: session.email })}</p>
-      </header>
+    <PageSection title={t("title")} lead={t("lead", { email: session.email })}>
       <section className="card narrow-card">
         <h2>{profile("title")}</h2>
         <NameForm name={session.name} />
@@ -53,6 +50,6 @@ export default async function SecurityPage() {
           </a>
         </p>
       </section>
-    </section>
+    </PageSection>
   );
 }

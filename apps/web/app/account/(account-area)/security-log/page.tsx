@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../../src/auth/session";
+import { PageSection } from "../../../../src/components/page-section";
 import { dateFormatter } from "../../../../src/format";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -35,11 +36,7 @@ export default async function SecurityLogPage({ searchParams }: Props) {
   const t = await getTranslations("securityLog");
   const date = await dateFormatter();
   return (
-    <section className="stack-large">
-      <header>
-        <h1>{t("title")}</h1>
-        <p className="muted">{t("lead")}</p>
-      </header>
+    <PageSection title={t("title")} lead={t("lead")}>
       {log.events.length === 0 ? (
         <p className="empty">{before ? t("noOlder") : t("empty")}</p>
       ) : (
@@ -68,6 +65,6 @@ export default async function SecurityLogPage({ searchParams }: Props) {
         {log.next_before !== null && <a href={`/account/security-log?before=${log.next_before}`}>{t("older")}</a>}
       </nav>
       <p className="muted small">{t("kept", { days: 180 })}</p>
-    </section>
+    </PageSection>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../../src/auth/session";
 import { ConfirmButton } from "../../../../src/components/confirm-button";
+import { PageSection } from "../../../../src/components/page-section";
 import { dateFormatter } from "../../../../src/format";
 import { endAllSessionsAction, endSessionAction } from "./actions";
 
@@ -42,11 +43,7 @@ export default async function SessionsPage() {
   const t = await getTranslations("sessions");
   const date = await dateFormatter();
   return (
-    <section className="stack-large">
-      <header>
-        <h1>{t("title")}</h1>
-        <p className="muted">{t("lead")}</p>
-      </header>
+    <PageSection title={t("title")} lead={t("lead")}>
       <ol className="log" aria-label={t("title")}>
         {sessions.map((live) => (
           <li key={live.id} className="log-entry session-entry">
@@ -91,6 +88,6 @@ export default async function SessionsPage() {
           />
         </div>
       </section>
-    </section>
+    </PageSection>
   );
 }

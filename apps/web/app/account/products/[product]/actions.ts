@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { pageCaller, requireSession } from "../../../../src/auth/session";
-import { postedId, settleRemoval } from "../../../../src/forms/settle";
+import { actOnPostedRow, settleRemoval } from "../../../../src/forms/settle";
 
 function postedProduct(form: FormData): number | null {
   const id = Number(form.get("product"));
@@ -12,21 +12,15 @@ function postedProduct(form: FormData): number | null {
 /** Frees a device's seats (the devices page's release): it takes a seat again at its next check if one is free. */
 export async function releaseProductDevice(form: FormData): Promise<void> {
   const product = postedProduct(form);
-  const session = await requireSession(`/account/products/${product ?? ""}`);
-  const id = postedId(form);
-  if (id !== null) await settleRemoval(async () => (await pageCaller(session)).device.release({ id }));
-  revalidatePath(`/account/products/${product}`);
+  await actOnPostedRow(form, `/account/products/${product ?? ""}`, (caller, id) => caller.device.release({ id }));
 }
 
 /** Keeps a device off the product (the operator's `policy:revoke`): its next license check is refused. */
 export async function blockProductDevice(form: FormData): Promise<void> {
   const product = postedProduct(form);
-  const session = await requireSession(`/account/products/${product ?? ""}`);
-  const id = postedId(form);
-  if (id !== null && product !== null) {
-    await settleRemoval(async () => (await pageCaller(session)).device.block({ id, product }));
-  }
-  revalidatePath(`/account/products/${product}`);
+  await actOnPostedRow(form, `/account/products/${product ?? ""}`, async (caller, id) => {
+    if (product !== null) await caller.device.block({ id, product });
+  });
 }
 
 /** Ticks or unticks one setup step (the `setup-progress` write of the API). */

@@ -1,6 +1,7 @@
 import { getLocale, getTranslations } from "next-intl/server";
 import type { pageCaller } from "../../../../src/auth/session";
 import { ConfirmButton } from "../../../../src/components/confirm-button";
+import { RecordTable } from "../../../../src/components/record-table";
 import { dateFormatter } from "../../../../src/format";
 import { shownName } from "../../../../src/names";
 import { blockProductDevice, recordSetupStep, releaseProductDevice } from "./actions";
@@ -42,60 +43,47 @@ export async function ProductLicense({ productId, license }: { productId: number
       </dl>
       <p className="muted small">{license.update_window_open ? t("updatesCover") : t("updatesCoverEnded")}</p>
       <h3>{t("devices")}</h3>
-      {license.activations.length === 0 ? (
-        <p className="empty">{t("noDevices")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="stacked">
-            <thead>
-              <tr>
-                <th scope="col">{t("device")}</th>
-                <th scope="col">{t("lastCheck")}</th>
-                <th scope="col">{t("appVersion")}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t("actions")}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {license.activations.map(({ device, last_checked_at, app_version }) => (
-                <tr key={device.id}>
-                  <td data-label={t("device")}>
-                    {device.name ?? t("unnamed")}
-                    <div className="muted small">
-                      <code>{device.device_id}</code>
-                    </div>
-                  </td>
-                  <td data-label={t("lastCheck")}>{date(last_checked_at, true)}</td>
-                  <td data-label={t("appVersion")}>{app_version ?? "—"}</td>
-                  <td className="row-actions">
-                    <ConfirmButton
-                      label={t("release")}
-                      title={t("releaseTitle", { name: device.name ?? device.device_id })}
-                      body={t("releaseBody")}
-                      confirmLabel={t("release")}
-                      cancelLabel={t("cancel")}
-                      action={releaseProductDevice}
-                      fields={{ id: String(device.id), product: String(productId) }}
-                      dialogId={`release-${device.id}`}
-                    />{" "}
-                    <ConfirmButton
-                      label={t("block")}
-                      title={t("blockTitle", { name: device.name ?? device.device_id })}
-                      body={t("blockBody")}
-                      confirmLabel={t("block")}
-                      cancelLabel={t("cancel")}
-                      action={blockProductDevice}
-                      fields={{ id: String(device.id), product: String(productId) }}
-                      dialogId={`block-${device.id}`}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <RecordTable
+        rows={license.activations.length}
+        empty={t("noDevices")}
+        headers={[t("device"), t("lastCheck"), t("appVersion")]}
+        actions={t("actions")}
+      >
+        {license.activations.map(({ device, last_checked_at, app_version }) => (
+          <tr key={device.id}>
+            <td data-label={t("device")}>
+              {device.name ?? t("unnamed")}
+              <div className="muted small">
+                <code>{device.device_id}</code>
+              </div>
+            </td>
+            <td data-label={t("lastCheck")}>{date(last_checked_at, true)}</td>
+            <td data-label={t("appVersion")}>{app_version ?? "—"}</td>
+            <td className="row-actions">
+              <ConfirmButton
+                label={t("release")}
+                title={t("releaseTitle", { name: device.name ?? device.device_id })}
+                body={t("releaseBody")}
+                confirmLabel={t("release")}
+                cancelLabel={t("cancel")}
+                action={releaseProductDevice}
+                fields={{ id: String(device.id), product: String(productId) }}
+                dialogId={`release-${device.id}`}
+              />{" "}
+              <ConfirmButton
+                label={t("block")}
+                title={t("blockTitle", { name: device.name ?? device.device_id })}
+                body={t("blockBody")}
+                confirmLabel={t("block")}
+                cancelLabel={t("cancel")}
+                action={blockProductDevice}
+                fields={{ id: String(device.id), product: String(productId) }}
+                dialogId={`block-${device.id}`}
+              />
+            </td>
+          </tr>
+        ))}
+      </RecordTable>
     </section>
   );
 }
