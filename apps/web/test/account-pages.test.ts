@@ -6,7 +6,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
-import { expectNoSeriousViolations, openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
+import {
+  expectNoSeriousViolations,
+  openWebPageSuite,
+  shots,
+  signIn as signInAs,
+  type WebPageSuite,
+} from "./page-suite";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -60,11 +66,8 @@ async function signUp(page: Page, email: string): Promise<void> {
   await page.waitForURL(/\/account$/);
 }
 
-async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.locator("main").getByRole("button", { name: "Sign in" }).click();
+function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  return signInAs(page, email, password);
 }
 
 async function api(pathname: string, key: string, init: RequestInit = {}) {

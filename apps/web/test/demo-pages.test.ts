@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { recordSecret } from "@shelf/api/testing";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonApi } from "./json-api";
-import { openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
+import { openWebPageSuite, overflow, shots, signedInContext, type WebPageSuite } from "./page-suite";
 import type { RunningServer } from "./server";
 
 /**
@@ -81,21 +81,8 @@ beforeAll(async () => {
 
 afterAll(() => suite?.close());
 
-async function signedIn(locale: string, viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
-  const context = await browser.newContext({ locale, baseURL: server.url, viewport });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.locator("input[name=email]").fill(DEMO_EMAIL);
-  await page.locator("input[name=password]").fill(DEMO_PASSWORD);
-  await page.locator("main button[type=submit]").click();
-  await page.waitForURL(/\/account$/);
-  await page.close();
-  return context;
-}
-
-/** How far the page scrolls sideways: 0 when nothing is wider than the window. */
-function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+function signedIn(locale: string, viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
+  return signedInContext(browser, server.url, { locale, viewport, email: DEMO_EMAIL, password: DEMO_PASSWORD });
 }
 
 describe("demo images", () => {

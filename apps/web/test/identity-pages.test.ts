@@ -7,7 +7,7 @@ import type { TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectNoSeriousViolations, openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
+import { expectNoSeriousViolations, openWebPageSuite, shots, signIn, type WebPageSuite } from "./page-suite";
 import { type RunningServer, startServer } from "./server";
 
 /**
@@ -111,13 +111,6 @@ function pathOf(mail: { text: string }, route: string): string {
   expect(link.pathname).toBe(route);
   recordSecret(link.hash.slice(1));
   return `${link.pathname}${link.hash}`;
-}
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.locator("main").getByRole("button", { name: "Sign in" }).click();
 }
 
 /** axe-core with no serious or critical violation, and nothing wider than the window. */

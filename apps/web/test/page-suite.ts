@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { recordSecret } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 import { seriousViolations } from "@shelf/web-kit/testing/axe";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import postgres from "postgres";
 import { expect } from "vitest";
 import { launchChromium } from "./browser";
@@ -80,4 +80,39 @@ export async function openWebPageSuite({
 /** axe-core finds no serious or critical violation on the page as it is now (`label` names the page in a failure). */
 export async function expectNoSeriousViolations(page: Page, label: string): Promise<void> {
   expect(await seriousViolations(page), label).toEqual([]);
+}
+
+/** Fills the sign-in form and sends it (the caller waits for whatever it expects next). */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.locator("main").getByRole("button", { name: "Sign in" }).click();
+}
+
+/** A browser context of `browser` on `baseURL`, in `locale` at `viewport`, signed in as the account (on its account page). */
+export async function signedInContext(
+  browser: Browser,
+  baseURL: string,
+  {
+    locale,
+    viewport,
+    email,
+    password,
+  }: { locale: string; viewport: { width: number; height: number }; email: string; password: string },
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ locale, baseURL, viewport });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.locator("input[name=email]").fill(email);
+  await page.locator("input[name=password]").fill(password);
+  await page.locator("main button[type=submit]").click();
+  await page.waitForURL(/\/account$/);
+  await page.close();
+  return context;
+}
+
+/** How far the page scrolls sideways: 0 when nothing is wider than the window. */
+export function overflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }

@@ -11,7 +11,14 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCli } from "./admin-cli";
 import { jsonApi } from "./json-api";
-import { expectNoSeriousViolations, openWebPageSuite, shots, type WebPageSuite } from "./page-suite";
+import {
+  expectNoSeriousViolations,
+  openWebPageSuite,
+  overflow,
+  shots,
+  signedInContext,
+  type WebPageSuite,
+} from "./page-suite";
 import type { RunningServer } from "./server";
 
 /**
@@ -47,21 +54,8 @@ afterAll(() => suite?.close());
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
-async function signedIn(locale: string, viewport = DESKTOP, email = DEMO_EMAIL, password = DEMO_PASSWORD) {
-  const context = await browser.newContext({ locale, baseURL: server.url, viewport });
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.locator("input[name=email]").fill(email);
-  await page.locator("input[name=password]").fill(password);
-  await page.locator("main button[type=submit]").click();
-  await page.waitForURL(/\/account$/);
-  await page.close();
-  return context;
-}
-
-/** How far the page scrolls sideways: 0 when nothing is wider than the window. */
-function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+function signedIn(locale: string, viewport = DESKTOP, email = DEMO_EMAIL, password = DEMO_PASSWORD) {
+  return signedInContext(browser, server.url, { locale, viewport, email, password });
 }
 
 /** Every way a page is read: both languages, desktop and phone; each is checked for overflow and axe. */
