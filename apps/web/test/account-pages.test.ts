@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { recordSecret } from "@shelf/api/testing";
 import { conformanceAuthorization, freePort } from "@shelf/api/testing/conformance";
+import { CONTRACT_DEVICE_ABILITIES } from "@shelf/api/testing/contract";
 import type { TestDatabase } from "@shelf/db/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type postgres from "postgres";
@@ -257,14 +258,7 @@ describe("device sign-in", () => {
     expect(await page.locator(".abilities li").first().textContent()).toBe(
       "products.read read your library and products, check for updates",
     );
-    expect(await page.locator(".abilities code").allTextContents()).toEqual([
-      "products.read",
-      "device.entitlements",
-      "device.activate",
-      "device.install",
-      "device.usage",
-      "support.report",
-    ]);
+    expect(await page.locator(".abilities code").allTextContents()).toEqual(CONTRACT_DEVICE_ABILITIES);
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("heading", { name: "Device connected" }).waitFor();
 

@@ -8,6 +8,7 @@ import {
   isAbility,
   operatorAbilities,
 } from "./abilities";
+import { CONTRACT_DEVICE_ABILITIES } from "./testing/contract";
 
 describe("the abilities table", () => {
   it("has one row for every ability and none besides, an account's or the operator's as its list says", () => {
@@ -44,5 +45,9 @@ describe("the abilities table", () => {
     for (const list of Object.values(defaultAbilities)) {
       for (const ability of list) expect(abilityTable[ability].app).toBe("account");
     }
+  });
+
+  it("gives a device's key the contract's abilities, in its order", () => {
+    expect([...defaultAbilities.device]).toEqual(CONTRACT_DEVICE_ABILITIES);
   });
 });

@@ -21,3 +21,16 @@ export function contractMismatch(schema: z.ZodType, text: string): string | null
   while (again[at] === text[at]) at++;
   return `differs from the schema's shape at character ${at}: ${text.slice(Math.max(0, at - 60), at + 60)}`;
 }
+
+/**
+ * The abilities a device's key holds, as the contract (section 5.7) lists them, in its order: what the tests of
+ * device sign-in, key issuing and the device page expect, written once, apart from `defaultAbilities` in the code.
+ */
+export const CONTRACT_DEVICE_ABILITIES = [
+  "products.read",
+  "device.entitlements",
+  "device.activate",
+  "device.install",
+  "device.usage",
+  "support.report",
+];

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createGuessLimits } from "../../auth/guess-limits";
 import { createAccount, createAccountWithKey, createKey, recordSecret, signedInCaller } from "../../testing";
+import { CONTRACT_DEVICE_ABILITIES } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
 import { DEVICE_CODE_GRANT_TYPE } from "./schemas";
 import { normalizeUserCode } from "./service";
@@ -68,14 +69,7 @@ describe("device sign-in (RFC 8628)", () => {
       client_id: "shelf-cli",
       client_name: "Shelf command-line client",
       device_name: "build-box",
-      abilities: [
-        "products.read",
-        "device.entitlements",
-        "device.activate",
-        "device.install",
-        "device.usage",
-        "support.report",
-      ],
+      abilities: CONTRACT_DEVICE_ABILITIES,
     });
     await expect(
       person.caller.deviceSignIn.decide({ user_code: started.user_code, decision: "approve" }),

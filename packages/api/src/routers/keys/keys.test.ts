@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "../../auth/key-issuing";
 import { DomainError } from "../../errors";
 import { createAccount, createKey, createProduct, grantEntitlement, recordSecret } from "../../testing";
+import { CONTRACT_DEVICE_ABILITIES } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
 
 const { testDb, request } = withApiSuite({ database: { max: 20 } });
@@ -44,14 +45,7 @@ describe("API key storage", () => {
     const { key, record } = await createApiKey(db, { accountId: account.id, kind: "device", client: "cli" }, "acme");
     recordSecret(key);
     expect(key.startsWith("acme_")).toBe(true);
-    expect(record.abilities).toEqual([
-      "products.read",
-      "device.entitlements",
-      "device.activate",
-      "device.install",
-      "device.usage",
-      "support.report",
-    ]);
+    expect(record.abilities).toEqual(CONTRACT_DEVICE_ABILITIES);
     const days = (Date.parse(record.expires_at as string) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(89.9);
     expect(days).toBeLessThanOrEqual(90);
