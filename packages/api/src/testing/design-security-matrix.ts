@@ -1,19 +1,17 @@
 import { schema } from "@shelf/db";
 import { type DesignRole, designRoles } from "@shelf/db/enums";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import type { AnyRouter } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken, revokeDesignToken } from "../auth/design-token-admin";
 import type { Delivery } from "../delivery";
-import type { Edge } from "../edge/pipeline";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import type { RequestExample } from "../trpc";
 import { createTestDelivery } from "./delivery";
 import { createAccountWithKey } from "./factories";
 import { createApiClient } from "./harness";
 import { recordSecret } from "./secrets";
-import { MISSING_ID, MISSING_TEXT } from "./security-matrix";
+import { MISSING_ID, MISSING_TEXT, type SecurityMatrixOptions } from "./security-matrix";
 
 type Token = { token: string; tokenId: number; name: string };
 
@@ -24,15 +22,7 @@ type Token = { token: string; tokenId: number; name: string };
  * for a token of another name. Rows come from the routes' own meta (`role`, `designExample`): a new route gets them
  * without anyone writing them.
  */
-export function describeDesignSecurityMatrix(
-  title: string,
-  options: {
-    router: AnyRouter;
-    edge: (testDb: TestDatabase, delivery: Delivery) => Edge;
-    /** The MCP endpoints (`meta.mcp`) the router must declare, as `METHOD /path`. */
-    mcp?: readonly string[];
-  },
-) {
+export function describeDesignSecurityMatrix(title: string, options: SecurityMatrixOptions) {
   let testDb: TestDatabase;
   let delivery: Delivery;
   let request: ReturnType<typeof createApiClient>;

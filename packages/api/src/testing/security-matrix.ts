@@ -50,21 +50,21 @@ function pageReads(router: AnyRouter): PageRead[] {
     .map(({ procedure, def }) => ({ procedure, meta: def.meta as Meta, output: def.output }));
 }
 
+/** A host's router, how to build its edge on a test database, and the MCP endpoints (`meta.mcp`) it must declare. */
+export type SecurityMatrixOptions = {
+  router: AnyRouter;
+  edge: (testDb: TestDatabase, delivery: Delivery) => Edge;
+  /** As `METHOD /path`. */
+  mcp?: readonly string[];
+};
+
 /**
  * Every route of an edge against every way a credential can be wrong, plus a success row and, for routes naming
  * something other than a product, a missing-target row and a cross-account row; a read listing the account's rows
  * (REST, or a procedure of the account pages) gets a row showing the caller's and never another account's. Rows come from the routes' own meta (ability,
  * product rule, example): a new endpoint gets its rows without anyone writing them.
  */
-export function describeSecurityMatrix(
-  title: string,
-  options: {
-    router: AnyRouter;
-    edge: (testDb: TestDatabase, delivery: Delivery) => Edge;
-    /** The MCP endpoints (`meta.mcp`) the router must declare, as `METHOD /path`. */
-    mcp?: readonly string[];
-  },
-) {
+export function describeSecurityMatrix(title: string, options: SecurityMatrixOptions) {
   let testDb: TestDatabase;
   let edge: Edge;
   let request: ReturnType<typeof createApiClient>;
