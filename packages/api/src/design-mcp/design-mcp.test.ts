@@ -12,6 +12,7 @@ import type { Edge } from "../edge/pipeline";
 import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { randomScreens, seedRun } from "../testing/gallery";
+import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { designTools } from "./tools";
 
 /*
@@ -71,24 +72,10 @@ async function connect(token: string): Promise<Client> {
 }
 
 function post(body: unknown, headers: Record<string, string> = {}, token = tokens.reader as string) {
-  return edgeFetch(MCP_URL, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  return edgeFetch(MCP_URL, mcpPost(body, { authorization: `Bearer ${token}`, ...headers }));
 }
 
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
-};
+const initialize = MCP_INITIALIZE;
 
 async function rest<T>(target: string): Promise<T> {
   const response = await handleFetch(edge, new Request(`${TEST_BASE_URL}${target}`), "203.0.113.21");

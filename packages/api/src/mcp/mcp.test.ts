@@ -11,6 +11,7 @@ import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
 import { appRouter } from "../root";
 import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { accountTools } from "./tools";
 
 /**
@@ -53,19 +54,10 @@ async function connect(key: string): Promise<{ client: Client; transport: Stream
 }
 
 function post(body: unknown, headers: Record<string, string> = {}) {
-  return edgeFetch(MCP_URL, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify(body),
-  });
+  return edgeFetch(MCP_URL, mcpPost(body, headers));
 }
 
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
-};
+const initialize = MCP_INITIALIZE;
 
 describe("account MCP", () => {
   it("refuses a JSON-RPC batch (2025-11-25 has none), for one unit of the rate limit", async () => {
@@ -79,16 +71,7 @@ describe("account MCP", () => {
     const send = (body: unknown) =>
       handleFetch(
         limited,
-        new Request(MCP_URL, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${key}`,
-            host: new URL(MCP_URL).host,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
-          body: JSON.stringify(body),
-        }),
+        new Request(MCP_URL, mcpPost(body, { authorization: `Bearer ${key}`, host: new URL(MCP_URL).host })),
         "203.0.113.10",
       );
     const calls = Array.from({ length: 100 }, (_, index) => ({
@@ -390,16 +373,7 @@ describe("account MCP", () => {
     const request = (body: string) =>
       handleFetch(
         small,
-        new Request(MCP_URL, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${key}`,
-            host: new URL(MCP_URL).host,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
-          body,
-        }),
+        new Request(MCP_URL, mcpPost(body, { authorization: `Bearer ${key}`, host: new URL(MCP_URL).host })),
       );
     // Cut off mid-way, as a client that sends too much is: the limit decides, not the JSON.
     for (const body of [
