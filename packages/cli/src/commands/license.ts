@@ -55,45 +55,40 @@ function cachedProduct(context: Context, term: string, cached: Record<string, Ca
   }
 }
 
-export async function licenseCheck(context: Context, term: string): Promise<z.infer<typeof LicenseCheckOutput>> {
-  const device = await deviceId(context);
-  const cached = await readJson<Record<string, CachedLicense>>(licensesFile(context), {});
-  const { policy, jwks, online } = await loadTrust(context);
-  requireClientVersion(policy, CLIENT_VERSION);
+type LicenseAnswer = z.infer<typeof LicenseCheckOutput>;
 
-  const product = online
-    ? await resolveProduct(await context.api(), term, "library")
-    : cachedProduct(context, term, cached);
-  const known = cached[String(product.id)];
-  const revoked = policy?.revoked.some((entry) => entry.product_id === product.id && entry.device_id === device);
-  if (revoked) {
-    delete cached[String(product.id)];
-    await writeJson(licensesFile(context), cached);
-    throw new CliError(
-      // The signed policy does not say who blocked it: the account's owner (the product page) or the seller.
-      `This device is blocked from ${product.name}: its account's owner blocked it on the product's page, or the seller cut it off.`,
-      ExitCode.notEntitled,
-      "device_revoked",
-      "A block made on the product's page is lifted on the account's devices page (Unblock); one the seller made, only the seller's support can lift.",
-    );
-  }
+/** One check of one product on this machine: what every step reads. */
+type Check = {
+  context: Context;
+  product: { id: number; name: string };
+  device: string;
+  cached: Record<string, CachedLicense>;
+  jwks: Awaited<ReturnType<typeof loadTrust>>["jwks"];
+};
 
-  /** The answer from the kept certificate; null when it does not verify (the cause stays in `problem`). */
-  let problem: "expired" | "invalid" | null = null;
-  const offlineAnswer = async (reason: "offline" | "cached") => {
-    if (!known || !jwks) return null;
-    const checked = await verifyCertificate(known.certificate, jwks, { productId: product.id, deviceId: device });
-    if ("problem" in checked) {
-      problem = checked.problem;
-      return null;
-    }
-    const claims = checked.claims;
-    const until = new Date((claims.exp as number) * 1000).toISOString();
-    await countLaunch(context, product.id);
-    context.print(
-      `${product.name}: licensed (verified offline${reason === "offline" ? ": the service cannot be reached" : ""}; certificate valid until ${until}).`,
-    );
-    return {
+/** Drops the product's kept certificate (blocked, refused, or not the service's). */
+async function forget({ context, cached, product }: Check): Promise<void> {
+  delete cached[String(product.id)];
+  await writeJson(licensesFile(context), cached);
+}
+
+/** The answer from the kept certificate, or why it gives none (none kept, expired, not signed by the service). */
+async function keptAnswer(
+  check: Check,
+  reason: "offline" | "cached",
+): Promise<{ answer: LicenseAnswer } | { problem: "expired" | "invalid" | null }> {
+  const { context, product, device, jwks } = check;
+  const known = check.cached[String(product.id)];
+  if (!known || !jwks) return { problem: null };
+  const checked = await verifyCertificate(known.certificate, jwks, { productId: product.id, deviceId: device });
+  if ("problem" in checked) return { problem: checked.problem };
+  const until = new Date((checked.claims.exp as number) * 1000).toISOString();
+  await countLaunch(context, product.id);
+  context.print(
+    `${product.name}: licensed (verified offline${reason === "offline" ? ": the service cannot be reached" : ""}; certificate valid until ${until}).`,
+  );
+  return {
+    answer: {
       product: { id: product.id, name: product.name },
       licensed: true as const,
       code: "valid",
@@ -101,47 +96,48 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
       device_id: device,
       certificate_expires_at: until,
       recheck_after: known.recheck_after,
-    };
+    },
   };
+}
 
-  const offlineOrRefuse = async () => {
-    const answer = await offlineAnswer("offline");
-    if (answer) return answer;
-    if (problem === "invalid") {
-      delete cached[String(product.id)];
-      await writeJson(licensesFile(context), cached);
-      throw new CliError(
-        `The license certificate kept for ${product.name} is not signed by the service's keys: it was deleted and not trusted, and the service cannot be reached for a new one.`,
-        ExitCode.verificationFailed,
-        "certificate_invalid",
-        "Connect to the internet and run `shelf license check` again.",
-      );
-    }
-    if (problem === "expired") {
-      throw new CliError(
-        `The license certificate of ${product.name} has expired, and the service cannot be reached to renew it.`,
-        ExitCode.notEntitled,
-        "certificate_expired",
-        "Connect to the internet and run `shelf license check` again.",
-      );
-    }
+/** The service cannot be reached: the kept certificate answers, or the reason it cannot. */
+async function offlineOrRefuse(check: Check): Promise<LicenseAnswer> {
+  const kept = await keptAnswer(check, "offline");
+  if ("answer" in kept) return kept.answer;
+  const { context, product } = check;
+  if (kept.problem === "invalid") {
+    await forget(check);
     throw new CliError(
-      `The service at ${context.baseUrl} cannot be reached, and this machine keeps no license certificate of ${product.name} to answer from.`,
-      ExitCode.unreachable,
-      "unreachable",
+      `The license certificate kept for ${product.name} is not signed by the service's keys: it was deleted and not trusted, and the service cannot be reached for a new one.`,
+      ExitCode.verificationFailed,
+      "certificate_invalid",
       "Connect to the internet and run `shelf license check` again.",
     );
-  };
-
-  if (!online) return offlineOrRefuse();
-  if (known && Date.parse(known.recheck_after) > Date.now()) {
-    const answer = await offlineAnswer("cached");
-    if (answer) return answer;
   }
+  if (kept.problem === "expired") {
+    throw new CliError(
+      `The license certificate of ${product.name} has expired, and the service cannot be reached to renew it.`,
+      ExitCode.notEntitled,
+      "certificate_expired",
+      "Connect to the internet and run `shelf license check` again.",
+    );
+  }
+  throw new CliError(
+    `The service at ${context.baseUrl} cannot be reached, and this machine keeps no license certificate of ${product.name} to answer from.`,
+    ExitCode.unreachable,
+    "unreachable",
+    "Connect to the internet and run `shelf license check` again.",
+  );
+}
 
-  let data: z.infer<typeof LicenseCheckData>;
+/** The service's check of this device, or "unreachable" when it stopped answering; every seat taken is said whole. */
+async function askService({
+  context,
+  product,
+  device,
+}: Check): Promise<z.infer<typeof LicenseCheckData> | "unreachable"> {
   try {
-    data = await (await context.api()).post("/api/license/check", LicenseCheckData, {
+    return await (await context.api()).post("/api/license/check", LicenseCheckData, {
       retrySafe: true,
       body: {
         product_id: product.id,
@@ -151,8 +147,7 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
       },
     });
   } catch (error) {
-    // The policy came, then the service stopped answering: the kept certificate still answers.
-    if (error instanceof CliError && error.exitCode === ExitCode.unreachable) return offlineOrRefuse();
+    if (error instanceof CliError && error.exitCode === ExitCode.unreachable) return "unreachable";
     if (error instanceof CliError && error.details?.status === 409) {
       const devices = (error.details.devices ?? []) as { name?: string | null; last_seen_at?: string | null }[];
       const manage = typeof error.details.manage_url === "string" ? error.details.manage_url : null;
@@ -169,9 +164,13 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     }
     throw error;
   }
+}
+
+/** The service's answer: refused (the kept certificate goes), or a certificate that must verify, then is kept. */
+async function keepOnlineAnswer(check: Check, data: z.infer<typeof LicenseCheckData>): Promise<LicenseAnswer> {
+  const { context, product, device, jwks, cached } = check;
   if (!data.licensed || !data.certificate) {
-    delete cached[String(product.id)];
-    await writeJson(licensesFile(context), cached);
+    await forget(check);
     throw new CliError(
       `${product.name} is not licensed here: ${data.message}`,
       ExitCode.notEntitled,
@@ -211,4 +210,41 @@ export async function licenseCheck(context: Context, term: string): Promise<z.in
     certificate_expires_at: data.certificate_expires_at,
     recheck_after: data.recheck_after,
   };
+}
+
+/**
+ * `shelf license check`: the service's answer when it can be asked (its certificate kept for offline use), the kept
+ * certificate until its recheck time or while the service cannot be reached, and a clear refusal otherwise.
+ */
+export async function licenseCheck(context: Context, term: string): Promise<LicenseAnswer> {
+  const device = await deviceId(context);
+  const cached = await readJson<Record<string, CachedLicense>>(licensesFile(context), {});
+  const { policy, jwks, online } = await loadTrust(context);
+  requireClientVersion(policy, CLIENT_VERSION);
+
+  const product = online
+    ? await resolveProduct(await context.api(), term, "library")
+    : cachedProduct(context, term, cached);
+  const check: Check = { context, product, device, cached, jwks };
+  const revoked = policy?.revoked.some((entry) => entry.product_id === product.id && entry.device_id === device);
+  if (revoked) {
+    await forget(check);
+    throw new CliError(
+      // The signed policy does not say who blocked it: the account's owner (the product page) or the seller.
+      `This device is blocked from ${product.name}: its account's owner blocked it on the product's page, or the seller cut it off.`,
+      ExitCode.notEntitled,
+      "device_revoked",
+      "A block made on the product's page is lifted on the account's devices page (Unblock); one the seller made, only the seller's support can lift.",
+    );
+  }
+
+  if (!online) return offlineOrRefuse(check);
+  const known = cached[String(product.id)];
+  if (known && Date.parse(known.recheck_after) > Date.now()) {
+    const kept = await keptAnswer(check, "cached");
+    if ("answer" in kept) return kept.answer;
+  }
+  // The policy came, then the service stopped answering: the kept certificate still answers.
+  const data = await askService(check);
+  return data === "unreachable" ? offlineOrRefuse(check) : keepOnlineAnswer(check, data);
 }
