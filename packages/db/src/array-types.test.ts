@@ -87,6 +87,23 @@ describe("arrays without postgres.js's type fetch", () => {
     expect(nulls?.texts).toEqual(["a", null]);
   });
 
+  it("writes an array parameter of the schema's own type (an enum's array) as postgres.js's own fetch does", async () => {
+    const query =
+      "select count(*)::int as n, $1::release_channel[] = array['stable', 'beta']::release_channel[] as same from unnest($1::release_channel[]) c";
+    const params = [["stable", "beta"]];
+    const [ours] = await handle.sql.unsafe(query, params);
+    expect(ours).toEqual({ n: 2, same: true });
+    const [theirs] = await stock.unsafe(query, params);
+    expect(ours).toEqual(theirs);
+    // Every other parameter is sent as before: text as it is, numbers and dates by their own serializers.
+    const [scalars] = await handle.sql.unsafe("select $1::release_channel as c, $2::text as t, $3::int as i", [
+      "beta",
+      "a,b",
+      3,
+    ]);
+    expect(scalars).toEqual({ c: "beta", t: "a,b", i: 3 });
+  });
+
   it("reads the text form of arrays, and refuses what is not one", () => {
     expect(parseArrayLiteral('{a,"b,c",NULL,"NULL",{1,2}}')).toEqual(["a", "b,c", null, "NULL", ["1", "2"]]);
     expect(parseArrayLiteral("[2:3]={7,8}", Number)).toEqual([7, 8]);

@@ -120,10 +120,20 @@ type ClientOptions = {
  * database restart, a failover, a pool closed during an outage) then rejects with no handler, and Node ends the
  * process on an unhandled rejection. Without the fetch, the first statement is the caller's, and it fails to the
  * caller. Like postgres.js, an array type that already has both a parser and a serializer (drizzle's date arrays) is
- * left as it is.
+ * left as it is. Arrays of the schema's own types (the release channel enum) are written, not read: no statement
+ * reads one.
  */
 export function installBuiltInArrayTypes(client: postgres.Sql): void {
   const options = client.options as unknown as ClientOptions;
+  // A parameter of a type the client has no serializer for (an enum's array: `$1::release_channel[]`) is sent as
+  // `'' + value`, which makes `a,b` of an array: such arrays go as array literals instead, and nothing else changes.
+  const known = options.serializers;
+  options.serializers = new Proxy(known, {
+    has: () => true,
+    get: (target, oid) =>
+      Reflect.get(target, oid) ??
+      ((value: unknown) => (Array.isArray(value) ? serializeArrayLiteral(value) : `${value}`)),
+  });
   const typeArrayMap = options.shared?.typeArrayMap;
   for (const [oid, arrayOid] of BUILT_IN_ARRAY_TYPES) {
     if (typeArrayMap) typeArrayMap[oid] = arrayOid;
