@@ -127,6 +127,151 @@ export async function sha256Of(file: string): Promise<string> {
   return hash.digest("hex");
 }
 
+type Progress = ReturnType<typeof progressReporter>;
+
+/**
+ * How many more tries a download gets: pauses that grow after each failure (reset by an attempt that brought bytes),
+ * and a few waits as long as the server's Retry-After asks, within a bound.
+ */
+class Attempts {
+  private failures = 0;
+  private rateLimitWaits = 0;
+  constructor(private readonly progress: Progress) {}
+
+  async waitOutRateLimit(response: Response): Promise<void> {
+    const seconds = retryAfterSeconds(response.headers.get("retry-after")) ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS;
+    if (this.rateLimitWaits >= MAX_RATE_LIMIT_WAITS || seconds > MAX_RATE_LIMIT_WAIT_SECONDS) {
+      this.progress.fail("Download refused.");
+      throw new CliError(
+        `The download server is rate limiting this client and asks to wait ${seconds} s.`,
+        ExitCode.failed,
+        "rate_limited",
+        `Run the command again in ${seconds} s: it resumes from what was downloaded.`,
+        { retry_after_seconds: seconds },
+      );
+    }
+    this.rateLimitWaits++;
+    this.progress.note(
+      `The download server is rate limiting this client: waiting ${seconds} s as it asks (Retry-After).`,
+    );
+    await sleep(seconds * 1000);
+  }
+
+  async retryOrGiveUp(reason: string): Promise<void> {
+    if (this.failures >= RETRY_PAUSES_MS.length) {
+      this.progress.fail("Download failed.");
+      throw new CliError(
+        `The download kept failing (${reason}).`,
+        ExitCode.unreachable,
+        "download_failed",
+        "Run the command again later: it resumes from what was downloaded.",
+      );
+    }
+    const pause = RETRY_PAUSES_MS[this.failures++] as number;
+    this.progress.note(`The download was interrupted (${reason}); resuming in ${pause / 1000} s.`);
+    await sleep(pause);
+  }
+
+  /** An attempt that brought bytes earns the next one the whole budget again: only a stalled download gives up. */
+  madeProgress(): void {
+    this.failures = 0;
+  }
+}
+
+/** Where a download is kept while it comes: `<file>.partial`, and beside it which file it is of (`.partial.json`). */
+type Partial = { file: string; info: string };
+
+/** Deletes a download that is not the published file, and says so (exit 8 follows). */
+async function discard(partial: Partial, progress: Progress): Promise<void> {
+  await fs.rm(partial.file, { force: true });
+  await fs.rm(partial.info, { force: true });
+  progress.fail("The downloaded file does not match.");
+}
+
+/** On Ctrl-C, says how much was downloaded and kept for the next run (inside the signal handler: synchronous). */
+function sayKeptOnCancel(partial: Partial, total: number): () => void {
+  return onCancel(() => {
+    let size = 0;
+    try {
+      size = statSync(partial.file).size;
+    } catch {
+      // Nothing written yet.
+    }
+    const kept = size > 0 ? `${formatBytes(size)} of ${formatBytes(total)} downloaded, kept in ${partial.file}` : null;
+    process.stderr.write(`${kept ? `${kept}: run the command again to resume.` : "Nothing was downloaded yet."}\n`);
+  });
+}
+
+/**
+ * Writes an answer's body into the partial file from `before` bytes, the silence watched between chunks. Returns how
+ * far it got and, when the connection was cut, why; a body longer than the plan's file is deleted (exit 8).
+ */
+async function writeBody(
+  body: ReadableStream<Uint8Array>,
+  {
+    partial,
+    plan,
+    append,
+    before,
+    silence,
+    progress,
+  }: {
+    partial: Partial;
+    plan: Plan;
+    append: boolean;
+    before: number;
+    silence: Silence;
+    progress: Progress;
+  },
+): Promise<{ written: number; cut: string | null }> {
+  const handle = await fs.open(partial.file, append ? "a" : "w", 0o600);
+  let written = before;
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      silence.heard();
+      if (written + chunk.length > plan.size) {
+        await body.cancel().catch(() => {});
+        await discard(partial, progress);
+        throw new CliError(
+          `The download is longer than the ${formatBytes(plan.size)} (${plan.size} bytes) the service published (at least ${written + chunk.length} bytes): it was deleted and nothing was installed.`,
+          ExitCode.verificationFailed,
+          "size_mismatch",
+          "Run the command again; if it happens again, the file is being altered on the way: report it with `shelf report problem`.",
+          { expected_size: plan.size, received_at_least: written + chunk.length },
+        );
+      }
+      await handle.write(chunk);
+      written += chunk.length;
+      progress.update(written);
+    }
+    return { written, cut: null };
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    return { written, cut: silence.fired ? silence.reason : (error as Error).message };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The whole file, checked against the plan's sha256: moved to `<dir>/<filename>`, or deleted (exit 8). */
+async function placeVerified(partial: Partial, dir: string, plan: Plan, progress: Progress): Promise<string> {
+  const actual = await sha256Of(partial.file);
+  if (actual !== plan.sha256) {
+    await discard(partial, progress);
+    throw new CliError(
+      `The downloaded file's sha256 (${actual}) is not the one the service published (${plan.sha256}): it was deleted and nothing was installed.`,
+      ExitCode.verificationFailed,
+      "checksum_mismatch",
+      "Run the command again; if it happens again, the file is being altered on the way: report it with `shelf report problem`.",
+      { expected_sha256: plan.sha256, actual_sha256: actual },
+    );
+  }
+  const file = path.join(dir, plan.filename);
+  await fs.rename(partial.file, file);
+  await fs.rm(partial.info, { force: true });
+  return file;
+}
+
 /**
  * Downloads a plan's file through its signed link into `<dir>/<filename>.partial`, resuming with Range after a cut
  * (a 200 instead of a 206 starts over), renewing the link from a new plan when it expired, and moves it to
@@ -140,80 +285,24 @@ export async function downloadVerified(
 ): Promise<Downloaded> {
   let plan = firstPlan;
   await fs.mkdir(dir, { recursive: true });
-  const partial = path.join(dir, `${plan.filename}.partial`);
-  const partialInfo = `${partial}.json`;
+  const partialFile = path.join(dir, `${plan.filename}.partial`);
+  const partial: Partial = { file: partialFile, info: `${partialFile}.json` };
   // A partial file of another file (another version, a re-published build) is worthless: start over.
-  const previous = await readJson<{ sha256?: string } | null>(partialInfo, null);
-  if (previous?.sha256 !== plan.sha256 || (await fileSize(partial)) > plan.size) await fs.rm(partial, { force: true });
-  await writeJson(partialInfo, { sha256: plan.sha256, size: plan.size });
-  const resumed = (await fileSize(partial)) > 0;
+  const previous = await readJson<{ sha256?: string } | null>(partial.info, null);
+  if (previous?.sha256 !== plan.sha256 || (await fileSize(partial.file)) > plan.size) {
+    await fs.rm(partial.file, { force: true });
+  }
+  await writeJson(partial.info, { sha256: plan.sha256, size: plan.size });
+  const resumed = (await fileSize(partial.file)) > 0;
   let renewed = 0;
-  let failures = 0;
   const progress = progressReporter(context, `Downloading ${plan.name} ${plan.version}`, plan.size);
-  if (resumed) progress.note(`Resuming the download from ${formatBytes(await fileSize(partial))}.`);
-
-  const keptOnCancel = onCancel(() => {
-    // Runs inside the signal handler: a synchronous look at what is on disk.
-    let size = 0;
-    try {
-      size = statSync(partial).size;
-    } catch {
-      // Nothing written yet.
-    }
-    const kept = size > 0 ? `${formatBytes(size)} of ${formatBytes(plan.size)} downloaded, kept in ${partial}` : null;
-    process.stderr.write(`${kept ? `${kept}: run the command again to resume.` : "Nothing was downloaded yet."}\n`);
-  });
-
-  let rateLimitWaits = 0;
-  const waitOutRateLimit = async (response: Response) => {
-    const seconds = retryAfterSeconds(response.headers.get("retry-after")) ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS;
-    if (rateLimitWaits >= MAX_RATE_LIMIT_WAITS || seconds > MAX_RATE_LIMIT_WAIT_SECONDS) {
-      progress.fail("Download refused.");
-      throw new CliError(
-        `The download server is rate limiting this client and asks to wait ${seconds} s.`,
-        ExitCode.failed,
-        "rate_limited",
-        `Run the command again in ${seconds} s: it resumes from what was downloaded.`,
-        { retry_after_seconds: seconds },
-      );
-    }
-    rateLimitWaits++;
-    progress.note(`The download server is rate limiting this client: waiting ${seconds} s as it asks (Retry-After).`);
-    await sleep(seconds * 1000);
-  };
-
-  const retryOrGiveUp = async (reason: string) => {
-    if (failures >= RETRY_PAUSES_MS.length) {
-      progress.fail("Download failed.");
-      throw new CliError(
-        `The download kept failing (${reason}).`,
-        ExitCode.unreachable,
-        "download_failed",
-        "Run the command again later: it resumes from what was downloaded.",
-      );
-    }
-    const pause = RETRY_PAUSES_MS[failures++] as number;
-    progress.note(`The download was interrupted (${reason}); resuming in ${pause / 1000} s.`);
-    await sleep(pause);
-  };
-
-  /** A file longer than the plan says is not the published file, however often it is fetched: exit 8. */
-  const tooLong = async (bytes: number) => {
-    await fs.rm(partial, { force: true });
-    await fs.rm(partialInfo, { force: true });
-    progress.fail("The downloaded file does not match.");
-    return new CliError(
-      `The download is longer than the ${formatBytes(plan.size)} (${plan.size} bytes) the service published (at least ${bytes} bytes): it was deleted and nothing was installed.`,
-      ExitCode.verificationFailed,
-      "size_mismatch",
-      "Run the command again; if it happens again, the file is being altered on the way: report it with `shelf report problem`.",
-      { expected_size: plan.size, received_at_least: bytes },
-    );
-  };
+  if (resumed) progress.note(`Resuming the download from ${formatBytes(await fileSize(partial.file))}.`);
+  const attempts = new Attempts(progress);
+  const stopSaying = sayKeptOnCancel(partial, plan.size);
 
   try {
     for (;;) {
-      const offset = await fileSize(partial);
+      const offset = await fileSize(partial.file);
       if (offset === plan.size) break;
       const headers: Record<string, string> = { "user-agent": userAgent() };
       if (offset > 0) {
@@ -227,7 +316,7 @@ export async function downloadVerified(
         response = await fetch(plan.download_url, { headers, redirect: "follow", signal: silence.signal });
       } catch (error) {
         silence.end();
-        await retryOrGiveUp(silence.fired ? silence.reason : networkReason(error));
+        await attempts.retryOrGiveUp(silence.fired ? silence.reason : networkReason(error));
         continue;
       }
       silence.heard();
@@ -235,7 +324,7 @@ export async function downloadVerified(
         if (response.status === 429) {
           await response.body?.cancel();
           silence.end();
-          await waitOutRateLimit(response);
+          await attempts.waitOutRateLimit(response);
           continue;
         }
         if (response.status === 403 || response.status === 410) {
@@ -246,8 +335,8 @@ export async function downloadVerified(
             progress.note("The download link expired: asking the service for a new one.");
             const fresh = await renewPlan();
             if (fresh.sha256 !== plan.sha256) {
-              await fs.rm(partial, { force: true });
-              await writeJson(partialInfo, { sha256: fresh.sha256, size: fresh.size });
+              await fs.rm(partial.file, { force: true });
+              await writeJson(partial.info, { sha256: fresh.sha256, size: fresh.size });
             }
             plan = fresh;
             continue;
@@ -258,14 +347,14 @@ export async function downloadVerified(
         if (response.status === 416) {
           // The service cannot resume from here: start over, within the same budget as any other failure.
           await response.body?.cancel();
-          await fs.rm(partial, { force: true });
-          await retryOrGiveUp("the service refused to resume");
+          await fs.rm(partial.file, { force: true });
+          await attempts.retryOrGiveUp("the service refused to resume");
           continue;
         }
         if (!response.ok || !response.body) {
           const body = await response.json().catch(() => ({}));
           if (response.status >= 500) {
-            await retryOrGiveUp(`the service answered ${response.status}`);
+            await attempts.retryOrGiveUp(`the service answered ${response.status}`);
             continue;
           }
           progress.fail("Download refused.");
@@ -278,63 +367,28 @@ export async function downloadVerified(
           if (offset > 0 && !append) {
             // A range other than the one asked for: nothing to trust, start over.
             await response.body.cancel();
-            await fs.rm(partial, { force: true });
-            await retryOrGiveUp("the service sent another part of the file than the one asked for");
+            await fs.rm(partial.file, { force: true });
+            await attempts.retryOrGiveUp("the service sent another part of the file than the one asked for");
             continue;
           }
         } else if (offset > 0) {
           progress.note("The server sent the whole file instead of the rest: starting over.");
         }
-        const handle = await fs.open(partial, append ? "a" : "w", 0o600);
         const before = append ? offset : 0;
-        let written = before;
-        let cut: string | null = null;
-        try {
-          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-            silence.heard();
-            if (written + chunk.length > plan.size) {
-              await response.body.cancel().catch(() => {});
-              throw await tooLong(written + chunk.length);
-            }
-            await handle.write(chunk);
-            written += chunk.length;
-            progress.update(written);
-          }
-        } catch (error) {
-          if (error instanceof CliError) throw error;
-          cut = silence.fired ? silence.reason : (error as Error).message;
-        } finally {
-          await handle.close();
-        }
-        // An attempt that brought bytes earns the next one the whole budget again: only a download that stopped
-        // getting anywhere gives up.
-        if (written > before) failures = 0;
-        if (cut) await retryOrGiveUp(cut);
-        else if (written < plan.size) await retryOrGiveUp(`the connection closed after ${formatBytes(written)}`);
+        const { written, cut } = await writeBody(response.body, { partial, plan, append, before, silence, progress });
+        if (written > before) attempts.madeProgress();
+        if (cut) await attempts.retryOrGiveUp(cut);
+        else if (written < plan.size)
+          await attempts.retryOrGiveUp(`the connection closed after ${formatBytes(written)}`);
       } finally {
         silence.end();
       }
     }
   } finally {
-    keptOnCancel();
+    stopSaying();
   }
 
-  const actual = await sha256Of(partial);
-  if (actual !== plan.sha256) {
-    await fs.rm(partial, { force: true });
-    await fs.rm(partialInfo, { force: true });
-    progress.fail("The downloaded file does not match.");
-    throw new CliError(
-      `The downloaded file's sha256 (${actual}) is not the one the service published (${plan.sha256}): it was deleted and nothing was installed.`,
-      ExitCode.verificationFailed,
-      "checksum_mismatch",
-      "Run the command again; if it happens again, the file is being altered on the way: report it with `shelf report problem`.",
-      { expected_sha256: plan.sha256, actual_sha256: actual },
-    );
-  }
-  const file = path.join(dir, plan.filename);
-  await fs.rename(partial, file);
-  await fs.rm(partialInfo, { force: true });
+  const file = await placeVerified(partial, dir, plan, progress);
   progress.done(`Downloaded ${plan.name} ${plan.version} (${formatBytes(plan.size)}, sha256 verified).`);
   return { file, resumed, renewed, plan };
 }
