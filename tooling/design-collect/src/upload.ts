@@ -143,15 +143,13 @@ export function uploadSink(options: UploadOptions): UploadSink {
     },
 
     async open(run: RunOptions) {
-      let answer = await call("open a run", "/api/agent/collect/runs", run, { idempotent: false });
+      const post = () => call("open a run", "/api/agent/collect/runs", run, { idempotent: false });
+      let answer = await post();
       // A 409 that is not the lock (it changed hands while this run was opened) says to open again.
-      for (
-        let again = 1;
-        again <= 3 && answer.status === 409 && errorCode(answer.body) !== "collection_locked";
-        again++
-      ) {
+      const openAgain = () => answer.status === 409 && errorCode(answer.body) !== "collection_locked";
+      for (let again = 1; again <= 3 && openAgain(); again++) {
         await sleep(500 * again);
-        answer = await call("open a run", "/api/agent/collect/runs", run, { idempotent: false });
+        answer = await post();
       }
       if (answer.status === 409) throw locked(answer.body);
       const opened = runOf(answer.body);
@@ -166,16 +164,7 @@ export function uploadSink(options: UploadOptions): UploadSink {
         options.log(`skipped asset ${asset.url.slice(0, 80)}…: its address is over ${MAX_URL} characters`);
         return;
       }
-      const form = new FormData();
-      form.set("sha256", asset.sha256);
-      form.set("type", asset.type);
-      form.set("url", asset.url);
-      form.set(
-        "file",
-        new Blob([new Uint8Array(asset.bytes)], { type: asset.type === "css" ? "text/css" : "text/javascript" }),
-        `${asset.sha256}.${asset.type}`,
-      );
-      const answer = await call(`upload asset ${asset.url}`, runPath("assets"), form, { idempotent: true });
+      const answer = await call(`upload asset ${asset.url}`, runPath("assets"), assetForm(asset), { idempotent: true });
       if (answer.status !== 201 && answer.status !== 200) {
         throw new CollectHttpError(answer.status, answer.body, `upload asset ${asset.url}`);
       }
@@ -183,28 +172,7 @@ export function uploadSink(options: UploadOptions): UploadSink {
     },
 
     async capture(capture: CollectedCapture) {
-      const form = new FormData();
-      form.set("key", capture.key);
-      form.set("url", capture.url.slice(0, MAX_URL));
-      form.set("viewport", capture.viewport);
-      form.set("lang", capture.lang);
-      form.set("auth", String(capture.auth));
-      form.set("outcome", capture.outcome);
-      if (capture.message !== null) form.set("message", capture.message.slice(0, MAX_MESSAGE));
-      if (capture.login_stage !== null) form.set("login_stage", String(capture.login_stage));
-      if (capture.saved_state !== null) form.set("saved_state", String(capture.saved_state));
-      if (capture.final_url !== null && capture.final_url.length <= MAX_URL) form.set("final_url", capture.final_url);
-      if (capture.http_status !== null) form.set("http_status", String(capture.http_status));
-      form.set("meta", JSON.stringify(capture.meta));
-      form.set(
-        "image",
-        new Blob([new Uint8Array(capture.image.bytes)], { type: `image/${capture.image.type}` }),
-        `${capture.key}.${capture.image.type === "jpeg" ? "jpg" : capture.image.type}`,
-      );
-      if (capture.html !== null) {
-        form.set("html", new Blob([new Uint8Array(capture.html)], { type: "text/html" }), `${capture.key}.html`);
-      }
-      form.set("assets", JSON.stringify(capture.assets.filter((sha) => uploaded.has(sha))));
+      const form = captureForm(capture, uploaded);
       const what = `upload capture ${capture.key} (${capture.url} ${capture.viewport} ${capture.lang})`;
       const answer = await call(what, runPath("captures"), form, { idempotent: true });
       if (answer.status !== 201 && answer.status !== 200) throw new CollectHttpError(answer.status, answer.body, what);
@@ -237,18 +205,53 @@ export function uploadSink(options: UploadOptions): UploadSink {
 
     async fail(error: string) {
       if (runId === null) return;
-      const answer = await call(
-        "fail the run",
-        runPath("fail"),
-        { error: error.slice(0, MAX_MESSAGE) },
-        {
-          idempotent: false,
-        },
-      );
+      const reason = { error: error.slice(0, MAX_MESSAGE) };
+      const answer = await call("fail the run", runPath("fail"), reason, { idempotent: false });
       if (answer.status !== 200) throw new CollectHttpError(answer.status, answer.body, "fail the run");
       options.log(`ended run ${runId} as failed`);
     },
   };
+}
+
+/** An asset's upload: its SHA-256, kind and address, and its bytes. */
+function assetForm(asset: CollectedAsset): FormData {
+  const form = new FormData();
+  form.set("sha256", asset.sha256);
+  form.set("type", asset.type);
+  form.set("url", asset.url);
+  form.set(
+    "file",
+    new Blob([new Uint8Array(asset.bytes)], { type: asset.type === "css" ? "text/css" : "text/javascript" }),
+    `${asset.sha256}.${asset.type}`,
+  );
+  return form;
+}
+
+/** A capture's upload: where and how it was taken, what came of it, its image and HTML, and the assets uploaded. */
+function captureForm(capture: CollectedCapture, uploaded: ReadonlySet<string>): FormData {
+  const form = new FormData();
+  form.set("key", capture.key);
+  form.set("url", capture.url.slice(0, MAX_URL));
+  form.set("viewport", capture.viewport);
+  form.set("lang", capture.lang);
+  form.set("auth", String(capture.auth));
+  form.set("outcome", capture.outcome);
+  if (capture.message !== null) form.set("message", capture.message.slice(0, MAX_MESSAGE));
+  if (capture.login_stage !== null) form.set("login_stage", String(capture.login_stage));
+  if (capture.saved_state !== null) form.set("saved_state", String(capture.saved_state));
+  if (capture.final_url !== null && capture.final_url.length <= MAX_URL) form.set("final_url", capture.final_url);
+  if (capture.http_status !== null) form.set("http_status", String(capture.http_status));
+  form.set("meta", JSON.stringify(capture.meta));
+  form.set(
+    "image",
+    new Blob([new Uint8Array(capture.image.bytes)], { type: `image/${capture.image.type}` }),
+    `${capture.key}.${capture.image.type === "jpeg" ? "jpg" : capture.image.type}`,
+  );
+  if (capture.html !== null) {
+    form.set("html", new Blob([new Uint8Array(capture.html)], { type: "text/html" }), `${capture.key}.html`);
+  }
+  form.set("assets", JSON.stringify(capture.assets.filter((sha) => uploaded.has(sha))));
+  return form;
 }
 
 /** fetch's own error says only "fetch failed": its cause says what happened to the connection. */
