@@ -61,21 +61,8 @@ export type Context = {
   res: ResponseState;
 };
 
-export type CreateContextOptions = {
-  db: Database;
-  credential: Credential;
-  baseUrl: string;
-  delivery?: Delivery;
-  acceptLanguage?: string;
-  keyBrand?: string;
-  disclosure?: PublicDisclosureData;
-  guessLimits?: GuessLimits;
-  log?: Logger;
-  collectLeaseSeconds?: number;
-  oauth?: OAuthSettings;
-  mcp?: McpEndpoint;
-  http?: Context["http"];
-};
+/** A context's parts as an entry point gives them: the key brand defaults, the response starts empty. */
+export type CreateContextOptions = Omit<Context, "keyBrand" | "res"> & { keyBrand?: string };
 
 /** The brand of keys when an entry point names none (the default of `SHELF_KEY_PREFIX`). */
 export const DEFAULT_KEY_BRAND = "shelf";
