@@ -36,6 +36,164 @@ type Scenario = {
   baseline: (authorization: string, body: unknown) => Promise<{ status: number; text: string }>;
 };
 
+type Answer = { status: number; text: string };
+type Sampling = { profiles: string | undefined; heap: boolean; retained: boolean };
+
+/** One request over HTTP on a keep-alive agent: its status and body. */
+function httpSender(agent: http.Agent) {
+  return (port: number, method: string, target: string, headers: Record<string, string>, body: Buffer | null) =>
+    new Promise<Answer>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          method,
+          path: target,
+          headers: body ? { ...headers, "content-length": String(body.length) } : headers,
+          agent,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+          );
+          response.on("error", reject);
+        },
+      );
+      request.on("error", reject);
+      request.end(body ?? undefined);
+    });
+}
+
+/** The hot paths measured, each with the baseline's answer to it. */
+function pairedScenarios(base: ReturnType<typeof createBaseline>, data: { updateProductId: number }): Scenario[] {
+  const answered = async (answer: Promise<{ status: number; body: unknown }>) => {
+    const { status, body } = await answer;
+    return { status, text: JSON.stringify(body) };
+  };
+  return [
+    {
+      name: "license check, seated",
+      method: "POST",
+      path: "/api/license/check",
+      body: { product_id: data.updateProductId, device_id: "paired-seated", app_version: "1.1.0" },
+      baseline: async (header, body) => {
+        const key = await base.keyOf(header);
+        return key ? answered(base.licenseCheck(key, body as Record<string, string>)) : { status: 401, text: "" };
+      },
+    },
+    {
+      name: "client-config",
+      method: "GET",
+      path: "/api/client-config",
+      baseline: async (header) => {
+        const key = await base.keyOf(header);
+        return key ? answered(base.clientConfig(key)) : { status: 401, text: "" };
+      },
+    },
+  ];
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    ((sorted[Math.floor((sorted.length - 1) / 2)] as number) + (sorted[Math.ceil((sorted.length - 1) / 2)] as number)) /
+    2
+  );
+};
+
+/** The same answer, but for what differs between any two calls (times, ids, signatures). */
+const shape = (text: unknown) =>
+  typeof text === "string"
+    ? Object.keys(JSON.parse(text) as object)
+        .sort()
+        .join(",")
+    : String(text);
+
+/**
+ * Measures blocks of requests: the CPU per request of each, and, as `sampling` asks, each side's CPU profiles and
+ * the bytes it allocates by site (V8's sampling heap profiler).
+ */
+function blockMeter(scenario: Scenario, sampling: Sampling) {
+  const profiled = new Map<string, object[]>();
+  const allocated = new Map<string, Map<string, number>>();
+  const collect = (globalThis as { gc?: (options: object) => void }).gc;
+  if (sampling.retained && !collect) throw new Error("SHELF_PAIRED_HEAP=retained needs node --expose-gc.");
+
+  async function startSampler(): Promise<Session> {
+    const sampler = new Session();
+    sampler.connect();
+    await sampler.post("HeapProfiler.enable");
+    await sampler.post("HeapProfiler.startSampling", {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMajorGC: !sampling.retained,
+      includeObjectsCollectedByMinorGC: !sampling.retained,
+    });
+    return sampler;
+  }
+
+  async function stopSampler(sampler: Session, side: string): Promise<void> {
+    // Only what outlived a scavenge: what the young generation's collector copied, and maybe promoted.
+    if (sampling.retained) collect?.({ type: "minor" });
+    const { profile } = await sampler.post("HeapProfiler.stopSampling");
+    const bySite = allocated.get(side) ?? new Map<string, number>();
+    const walk = (node: typeof profile.head) => {
+      const frame = node.callFrame;
+      const site = `${frame.functionName || "(anonymous)"} ${path.basename(frame.url)}:${frame.lineNumber + 1}`;
+      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+      for (const child of node.children) walk(child);
+    };
+    walk(profile.head);
+    allocated.set(side, bySite);
+    sampler.disconnect();
+  }
+
+  async function block(send: () => Promise<{ status: number }>, side?: string): Promise<number> {
+    const profiler = sampling.profiles && side ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
+      await profiler.post("Profiler.start");
+    }
+    const sampler = sampling.heap && side ? await startSampler() : undefined;
+    const before = process.cpuUsage();
+    for (let sent = 0; sent < REQUESTS; sent += CONCURRENCY) {
+      const results = await Promise.all(Array.from({ length: CONCURRENCY }, send));
+      if (results.some((result) => result.status !== 200)) throw new Error(`${scenario.name}: not 200`);
+    }
+    const cpu = process.cpuUsage(before);
+    if (sampler && side) await stopSampler(sampler, side);
+    if (profiler && side) {
+      const { profile } = await profiler.post("Profiler.stop");
+      profiled.set(side, [...(profiled.get(side) ?? []), profile]);
+      profiler.disconnect();
+    }
+    return (cpu.user + cpu.system) / REQUESTS;
+  }
+
+  /** Writes the CPU profiles and prints what each side allocates per request, the biggest sites first. */
+  async function report(): Promise<void> {
+    for (const [side, list] of profiled) {
+      for (const [index, profile] of list.entries()) {
+        const name = `${scenario.name.replace(/\W+/g, "-")}.${side}.${index}.cpuprofile`;
+        await fs.writeFile(path.join(sampling.profiles as string, name), JSON.stringify(profile));
+      }
+    }
+    for (const [side, bySite] of allocated) {
+      const requests = REQUESTS * BLOCKS;
+      const total = [...bySite.values()].reduce((sum, bytes) => sum + bytes, 0);
+      console.log(`  ${side}: about ${Math.round(total / requests)} bytes allocated per request; most by:`);
+      for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+        console.log(`    ${String(Math.round(bytes / requests)).padStart(6)}  ${site}`);
+      }
+    }
+  }
+
+  return { block, report };
+}
+
 async function main() {
   const { url, data, edge, log, close } = await startBenchEdge("paired");
   const sql = postgres(url, { max: 10, onnotice: () => {} });
@@ -53,59 +211,16 @@ async function main() {
     if (overHttp) await new Promise<void>((resolve) => baselineServer.listen(0, "127.0.0.1", resolve));
     const baselinePort = overHttp ? (baselineServer.address() as AddressInfo).port : 0;
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    /** One request over HTTP: its status and body. */
-    const send = (port: number, method: string, target: string, headers: Record<string, string>, body: Buffer | null) =>
-      new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const request = http.request(
-          {
-            host: "127.0.0.1",
-            port,
-            method,
-            path: target,
-            headers: body ? { ...headers, "content-length": String(body.length) } : headers,
-            agent,
-          },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on("data", (chunk: Buffer) => chunks.push(chunk));
-            response.on("end", () =>
-              resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-            );
-            response.on("error", reject);
-          },
-        );
-        request.on("error", reject);
-        request.end(body ?? undefined);
-      });
+    const send = httpSender(agent);
     const authorization = `Bearer ${data.deviceKey}`;
-    const all: Scenario[] = [
-      {
-        name: "license check, seated",
-        method: "POST",
-        path: "/api/license/check",
-        body: { product_id: data.updateProductId, device_id: "paired-seated", app_version: "1.1.0" },
-        baseline: async (header, body) => {
-          const key = await base.keyOf(header);
-          if (!key) return { status: 401, text: "" };
-          const answer = await base.licenseCheck(key, body as Record<string, string>);
-          return { status: answer.status, text: JSON.stringify(answer.body) };
-        },
-      },
-      {
-        name: "client-config",
-        method: "GET",
-        path: "/api/client-config",
-        baseline: async (header) => {
-          const key = await base.keyOf(header);
-          if (!key) return { status: 401, text: "" };
-          const answer = await base.clientConfig(key);
-          return { status: answer.status, text: JSON.stringify(answer.body) };
-        },
-      },
-    ];
-    const scenarios = all.filter(
+    const scenarios = pairedScenarios(base, data).filter(
       (scenario) => !process.env.SHELF_PAIRED_ONLY || scenario.name.includes(process.env.SHELF_PAIRED_ONLY),
     );
+    const sampling: Sampling = {
+      profiles: process.env.SHELF_PAIRED_PROFILE,
+      heap: process.env.SHELF_PAIRED_HEAP === "1" || process.env.SHELF_PAIRED_HEAP === "retained",
+      retained: process.env.SHELF_PAIRED_HEAP === "retained",
+    };
 
     for (const scenario of scenarios) {
       const bytes = scenario.body ? Buffer.from(JSON.stringify(scenario.body)) : null;
@@ -132,71 +247,12 @@ async function main() {
           ? send(baselinePort, scenario.method, scenario.path, plainHeaders, bytes)
           : scenario.baseline(authorization, bytes ? JSON.parse(bytes.toString()) : undefined);
 
-      // The same answer, but for what differs between any two calls (times, ids, signatures).
-      const shape = (text: unknown) =>
-        typeof text === "string"
-          ? Object.keys(JSON.parse(text) as object)
-              .sort()
-              .join(",")
-          : String(text);
       const [fromEdge, fromBaseline] = [await viaEdge(), await viaBaseline()];
       if (fromEdge.status !== 200 || fromBaseline.status !== 200 || shape(fromEdge.text) !== shape(fromBaseline.text)) {
         throw new Error(`${scenario.name}: the answers differ:\n${fromEdge.text}\n${fromBaseline.text}`);
       }
 
-      const profiles = process.env.SHELF_PAIRED_PROFILE;
-      const profiled = new Map<string, object[]>();
-      const heap = process.env.SHELF_PAIRED_HEAP === "1" || process.env.SHELF_PAIRED_HEAP === "retained";
-      const retained = process.env.SHELF_PAIRED_HEAP === "retained";
-      const collect = (globalThis as { gc?: (options: object) => void }).gc;
-      if (retained && !collect) throw new Error("SHELF_PAIRED_HEAP=retained needs node --expose-gc.");
-      const allocated = new Map<string, Map<string, number>>();
-      const block = async (send: () => Promise<{ status: number }>, side?: string) => {
-        const profiler = profiles && side ? new Session() : undefined;
-        if (profiler) {
-          profiler.connect();
-          await profiler.post("Profiler.enable");
-          await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
-          await profiler.post("Profiler.start");
-        }
-        const sampler = heap && side ? new Session() : undefined;
-        if (sampler) {
-          sampler.connect();
-          await sampler.post("HeapProfiler.enable");
-          await sampler.post("HeapProfiler.startSampling", {
-            samplingInterval: 1024,
-            includeObjectsCollectedByMajorGC: !retained,
-            includeObjectsCollectedByMinorGC: !retained,
-          });
-        }
-        const before = process.cpuUsage();
-        for (let sent = 0; sent < REQUESTS; sent += CONCURRENCY) {
-          const results = await Promise.all(Array.from({ length: CONCURRENCY }, send));
-          if (results.some((result) => result.status !== 200)) throw new Error(`${scenario.name}: not 200`);
-        }
-        const cpu = process.cpuUsage(before);
-        if (sampler && side) {
-          // Only what outlived a scavenge: what the young generation's collector copied, and maybe promoted.
-          if (retained) collect?.({ type: "minor" });
-          const { profile } = await sampler.post("HeapProfiler.stopSampling");
-          const bySite = allocated.get(side) ?? new Map<string, number>();
-          const walk = (node: typeof profile.head) => {
-            const frame = node.callFrame;
-            const site = `${frame.functionName || "(anonymous)"} ${path.basename(frame.url)}:${frame.lineNumber + 1}`;
-            bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-            for (const child of node.children) walk(child);
-          };
-          walk(profile.head);
-          allocated.set(side, bySite);
-          sampler.disconnect();
-        }
-        if (profiler && side) {
-          const { profile } = await profiler.post("Profiler.stop");
-          profiled.set(side, [...(profiled.get(side) ?? []), profile]);
-          profiler.disconnect();
-        }
-        return (cpu.user + cpu.system) / REQUESTS;
-      };
+      const { block, report } = blockMeter(scenario, sampling);
       await block(viaEdge);
       await block(viaBaseline);
       const edgeCpu: number[] = [];
@@ -210,32 +266,11 @@ async function main() {
           edgeCpu.push(await block(viaEdge, "edge"));
         }
       }
-      const median = (values: number[]) => {
-        const sorted = [...values].sort((a, b) => a - b);
-        return (
-          ((sorted[Math.floor((sorted.length - 1) / 2)] as number) +
-            (sorted[Math.ceil((sorted.length - 1) / 2)] as number)) /
-          2
-        );
-      };
       const [e, b] = [median(edgeCpu), median(baselineCpu)];
-      for (const [side, list] of profiled) {
-        for (const [index, profile] of list.entries()) {
-          const name = `${scenario.name.replace(/\W+/g, "-")}.${side}.${index}.cpuprofile`;
-          await fs.writeFile(path.join(profiles as string, name), JSON.stringify(profile));
-        }
-      }
       console.log(
         `${scenario.name}: edge ${e.toFixed(1)} µs CPU/request, baseline ${b.toFixed(1)} µs, edge - baseline ${(e - b).toFixed(1)} µs (${(e / b).toFixed(2)}x)`,
       );
-      for (const [side, bySite] of allocated) {
-        const requests = REQUESTS * BLOCKS;
-        const total = [...bySite.values()].reduce((sum, bytes) => sum + bytes, 0);
-        console.log(`  ${side}: about ${Math.round(total / requests)} bytes allocated per request; most by:`);
-        for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-          console.log(`    ${String(Math.round(bytes / requests)).padStart(6)}  ${site}`);
-        }
-      }
+      await report();
     }
     agent.destroy();
     await edgeServer.shutdown(100);
