@@ -163,6 +163,229 @@ const { searchColumns, searchWords } = gallerySearch;
 const { variantMask } = galleryMask;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
+type Random = ReturnType<typeof generator>;
+type Columns = Record<string, unknown[]>;
+const SCREEN_COLUMNS = [
+  "id",
+  "app_id",
+  "run_id",
+  "page",
+  "title",
+  "page_type",
+  "status",
+  "replaced_by_id",
+  "retired_by_run_id",
+  "captured_at",
+  "sha",
+  "text",
+  "grams",
+  "mask",
+];
+const VARIANT_COLUMNS = [
+  "id",
+  "screen_id",
+  "capture_id",
+  "viewport",
+  "lang",
+  "auth",
+  "mode",
+  "title",
+  "url",
+  "sha",
+  "width",
+  "height",
+  "captured_at",
+];
+const columns = (names: string[]): Columns => Object.fromEntries(names.map((name) => [name, []]));
+const push = (table: Columns, row: Record<string, unknown>) => {
+  for (const [column, value] of Object.entries(row)) table[column]?.push(value);
+};
+
+/** One batch of rows, column by column, as `unnest` takes them. */
+type Batch = { screens: Columns; variants: Columns; links: { screen: number[]; term: number[]; uses: number[] } };
+
+/** What every screen is made from: the runs, the apps and how big each is, the vocabulary, and the ids so far. */
+type Loading = {
+  random: Random;
+  runId: number;
+  olderRunId: number;
+  appSlugs: string[];
+  appIds: number[];
+  pickApp: () => number;
+  components: string[];
+  colors: string[];
+  idOf: (kind: string, slug: string) => number;
+  ids: { screen: number; capture: number };
+  counts: { screens: number; history: number; variants: number; links: number };
+};
+
+const START = Date.UTC(2026, 7, 1);
+
+/** The words a screen shows: its page type's, the chrome's, and made-up names, in both languages. */
+function screenText(random: Random, own: { en: string[]; ko: string[] }) {
+  const made = (syllables: readonly string[], count: number) =>
+    Array.from({ length: count }, () =>
+      Array.from({ length: 2 + Math.floor(random.next() * 2) }, () => random.pick(syllables)).join(""),
+    );
+  return {
+    en: [...random.several(CHROME.en, 3, 6, 1), ...random.several(own.en, 2, 4, 1.5), ...made(EN_SYLLABLES, 8)].join(
+      " ",
+    ),
+    ko: [...random.several(CHROME.ko, 2, 5, 1), ...random.several(own.ko, 2, 3, 1.5), ...made(KO_SYLLABLES, 5)].join(
+      " ",
+    ),
+  };
+}
+
+/** The states a page was captured in: both languages at desktop, mostly at mobile too, some signed in or dark. */
+function screenStates(random: Random): [string, string, boolean, string | null][] {
+  const states: [string, string, boolean, string | null][] = [];
+  const mode = random.next() < 0.1 ? null : "light";
+  const mobile = random.next() < 0.7;
+  for (const viewport of mobile ? ["desktop", "mobile"] : ["desktop"]) {
+    for (const lang of ["ko", "en"]) states.push([viewport, lang, false, mode]);
+  }
+  if (random.next() < 0.2) states.push(["desktop", "ko", true, mode]);
+  if (mode && random.next() < 0.15) states.push(["desktop", "en", false, "dark"]);
+  return states;
+}
+
+/** Adds the `index`th page to the batch: its screen (and, one page in twenty, an older one), variants and terms. */
+function addScreen(loading: Loading, batch: Batch, index: number): void {
+  const { random, runId, olderRunId, appSlugs, appIds, ids, counts, idOf } = loading;
+  const app = loading.pickApp();
+  const appSlug = appSlugs[app] as string;
+  const pageType = random.pick(PAGE_TYPES, 1.6);
+  const page = `/${pageType}/${index}`;
+  const own = TYPE_WORDS[pageType] as { en: string[]; ko: string[] };
+  const noun = random.pick(own.en, 1.5);
+  const titles = {
+    en: `${noun[0]?.toUpperCase()}${noun.slice(1)} ${pageType}`,
+    ko: `${random.pick(own.ko, 1.5)} 화면`,
+  };
+  const patterns = random.several(PATTERNS, 1, 4, 2.2);
+  const elements = random.several(ELEMENTS, 3, 8, 2);
+  const parts = random.several(loading.components, 1, 3, 1.3);
+  const fonts = random.several(FONTS, 1, 3, 2.5);
+  const palette = random.several(loading.colors, 3, 8, 2);
+  const text = screenText(random, own);
+  const states = screenStates(random);
+  const capturedAt = new Date(START + Math.floor(random.next() * 90 * 86_400_000));
+  const words = [
+    ...searchWords(appSlug),
+    ...searchWords(page),
+    ...searchWords(titles.en),
+    ...searchWords(titles.ko),
+    ...searchWords(text.en),
+    ...searchWords(text.ko),
+    ...[pageType, ...patterns, ...elements, ...parts].flatMap(searchWords),
+  ];
+  const { searchText, searchGrams } = searchColumns(words);
+  const mask = variantMask(states.map(([viewport, lang, , mode]) => ({ viewport, lang, mode }) as never));
+  const screen = { app_id: appIds[app], page, title: titles.ko, page_type: pageType, text: searchText, mask };
+  const grams = searchGrams.join(" ");
+  // One page in twenty also keeps the screen an older run made of it.
+  if (random.next() < 0.05) {
+    push(batch.screens, {
+      ...screen,
+      id: ++ids.screen,
+      run_id: olderRunId,
+      status: "replaced",
+      replaced_by_id: ids.screen + 1,
+      retired_by_run_id: runId,
+      captured_at: new Date(capturedAt.getTime() - 30 * 86_400_000).toISOString(),
+      sha: sha256(`old ${index}`),
+      grams,
+    });
+    counts.history++;
+  }
+  const id = ++ids.screen;
+  push(batch.screens, {
+    ...screen,
+    id,
+    run_id: runId,
+    status: "current",
+    replaced_by_id: null,
+    retired_by_run_id: null,
+    captured_at: capturedAt.toISOString(),
+    sha: sha256(`screen ${index}`),
+    grams,
+  });
+  counts.screens++;
+  for (const [viewport, lang, auth, variantMode] of states) {
+    const captureId = ++ids.capture;
+    push(batch.variants, {
+      id: captureId,
+      screen_id: id,
+      capture_id: captureId,
+      viewport,
+      lang,
+      auth,
+      mode: variantMode,
+      title: lang === "ko" ? titles.ko : titles.en,
+      url: `https://${appSlug}${page}`,
+      sha: sha256(`image ${captureId}`),
+      width: viewport === "desktop" ? 640 : 195,
+      height: 400 + (captureId % 7) * 40,
+      captured_at: capturedAt.toISOString(),
+    });
+    counts.variants++;
+  }
+  const link = (kind: string, slug: string, uses: number) => {
+    batch.links.screen.push(id);
+    batch.links.term.push(idOf(kind, slug));
+    batch.links.uses.push(uses);
+  };
+  link("page_type", pageType, states.length);
+  for (const slug of patterns) link("pattern", slug, states.length);
+  for (const slug of elements) link("element", slug, states.length);
+  for (const label of parts) link("component", label.toLowerCase(), states.length);
+  for (const slug of fonts) link("font", slug, 1 + (id % 5));
+  for (const slug of palette) link("color", slug, 1 + (id % 9));
+}
+
+/** Writes one batch: its screens, their captures and variants, and their terms, each in one statement. */
+async function insertBatch(sql: postgres.Sql, runId: number, { screens, variants, links }: Batch): Promise<void> {
+  await sql`
+    insert into gallery_screens (id, app_id, run_id, page, title, page_type, status, replaced_by_id,
+      retired_by_run_id, captured_at, content_sha256, search_text, search_grams, variant_mask)
+    select id, app_id, run_id, page, title, page_type, status, replaced_by_id, retired_by_run_id,
+      captured_at, sha, text, string_to_array(grams, ' '), mask
+    from unnest(${screens.id as number[]}::int[], ${screens.app_id as number[]}::int[],
+      ${screens.run_id as number[]}::int[], ${screens.page as string[]}::text[],
+      ${screens.title as string[]}::text[], ${screens.page_type as string[]}::text[], ${screens.status as string[]}::text[],
+      ${screens.replaced_by_id as number[]}::int[], ${screens.retired_by_run_id as number[]}::int[],
+      ${screens.captured_at as string[]}::timestamptz[], ${screens.sha as string[]}::text[],
+      ${screens.text as string[]}::text[], ${screens.grams as string[]}::text[], ${screens.mask as number[]}::int[])
+      as s(id, app_id, run_id, page, title, page_type, status, replaced_by_id, retired_by_run_id, captured_at, sha, text,
+        grams, mask)`;
+  await sql`
+    insert into collect_captures (id, run_id, key, url, viewport, lang, auth, outcome, final_url, http_status,
+      image_sha256, image_type, image_width, image_height, image_size, image_key, created_at)
+    overriding system value
+    select id, ${runId}::int, substr(md5(id::text) || md5('k' || id), 1, 40), url, viewport, lang, auth, 'ok', url, 200,
+      sha, 'png', width, height, 24000 + id % 6000, 'artifacts/bench/' || id, captured_at
+    from unnest(${variants.id as number[]}::int[], ${variants.url as string[]}::text[],
+      ${variants.viewport as string[]}::text[], ${variants.lang as string[]}::text[], ${(variants.auth as boolean[]).map(String)}::text[]::boolean[],
+      ${variants.sha as string[]}::text[], ${variants.width as number[]}::int[], ${variants.height as number[]}::int[],
+      ${variants.captured_at as string[]}::timestamptz[])
+      as v(id, url, viewport, lang, auth, sha, width, height, captured_at)`;
+  await sql`
+    insert into gallery_screen_variants (id, screen_id, capture_id, run_id, viewport, lang, auth, mode, title, url,
+      image_key, image_type, image_sha256, image_size, image_width, image_height, captured_at)
+    select id, screen_id, capture_id, ${runId}::int, viewport, lang, auth, mode, title, url, 'artifacts/bench/' || id,
+      'png', sha, 24000 + id % 6000, width, height, captured_at
+    from unnest(${variants.id as number[]}::int[], ${variants.screen_id as number[]}::int[],
+      ${variants.capture_id as number[]}::int[], ${variants.viewport as string[]}::text[], ${variants.lang as string[]}::text[],
+      ${(variants.auth as boolean[]).map(String)}::text[]::boolean[], ${variants.mode as (string | null)[]}::text[], ${variants.title as string[]}::text[],
+      ${variants.url as string[]}::text[], ${variants.sha as string[]}::text[], ${variants.width as number[]}::int[],
+      ${variants.height as number[]}::int[], ${variants.captured_at as string[]}::timestamptz[])
+      as v(id, screen_id, capture_id, viewport, lang, auth, mode, title, url, sha, width, height, captured_at)`;
+  await sql`
+    insert into gallery_screen_terms (screen_id, term_id, uses)
+    select * from unnest(${links.screen}::int[], ${links.term}::int[], ${links.uses}::int[])`;
+}
+
 /** Loads the gallery through `sql` (a fresh, migrated database) and returns its counts and scenario names. */
 /**
  * `sql` is a plain postgres.js client (drizzle's changes its clients' serializers, and bulk arrays need them); `db`
@@ -229,213 +452,37 @@ export async function loadGalleryData(
     return weights.length - 1;
   };
 
-  const start = Date.UTC(2026, 7, 1);
+  const loading: Loading = {
+    random,
+    runId,
+    olderRunId,
+    appSlugs,
+    appIds,
+    pickApp,
+    components,
+    colors,
+    idOf,
+    ids: { screen: 0, capture: 0 },
+    counts: { screens: 0, history: 0, variants: 0, links: 0 },
+  };
   const BATCH = 2000;
-  let screenId = 0;
-  let captureId = 0;
-  let counts = { screens: 0, history: 0, variants: 0, links: 0 };
   for (let first = 0; first < options.screens; first += BATCH) {
-    const screens: Record<string, unknown[]> = {
-      id: [],
-      app_id: [],
-      run_id: [],
-      page: [],
-      title: [],
-      page_type: [],
-      status: [],
-      replaced_by_id: [],
-      retired_by_run_id: [],
-      captured_at: [],
-      sha: [],
-      text: [],
-      grams: [],
-      mask: [],
+    const batch: Batch = {
+      screens: columns(SCREEN_COLUMNS),
+      variants: columns(VARIANT_COLUMNS),
+      links: { screen: [], term: [], uses: [] },
     };
-    const variants: Record<string, unknown[]> = {
-      id: [],
-      screen_id: [],
-      capture_id: [],
-      viewport: [],
-      lang: [],
-      auth: [],
-      mode: [],
-      title: [],
-      url: [],
-      sha: [],
-      width: [],
-      height: [],
-      captured_at: [],
-    };
-    const links: { screen: number[]; term: number[]; uses: number[] } = { screen: [], term: [], uses: [] };
-    const push = (table: Record<string, unknown[]>, row: Record<string, unknown>) => {
-      for (const [column, value] of Object.entries(row)) table[column]?.push(value);
-    };
-    for (let index = first; index < Math.min(first + BATCH, options.screens); index++) {
-      const app = pickApp();
-      const appSlug = appSlugs[app] as string;
-      const pageType = random.pick(PAGE_TYPES, 1.6);
-      const page = `/${pageType}/${index}`;
-      const own = TYPE_WORDS[pageType] as { en: string[]; ko: string[] };
-      const noun = random.pick(own.en, 1.5);
-      const titles = {
-        en: `${noun[0]?.toUpperCase()}${noun.slice(1)} ${pageType}`,
-        ko: `${random.pick(own.ko, 1.5)} 화면`,
-      };
-      const patterns = random.several(PATTERNS, 1, 4, 2.2);
-      const elements = random.several(ELEMENTS, 3, 8, 2);
-      const parts = random.several(components, 1, 3, 1.3);
-      const fonts = random.several(FONTS, 1, 3, 2.5);
-      const palette = random.several(colors, 3, 8, 2);
-      const made = (syllables: readonly string[], count: number) =>
-        Array.from({ length: count }, () =>
-          Array.from({ length: 2 + Math.floor(random.next() * 2) }, () => random.pick(syllables)).join(""),
-        );
-      const text = {
-        en: [
-          ...random.several(CHROME.en, 3, 6, 1),
-          ...random.several(own.en, 2, 4, 1.5),
-          ...made(EN_SYLLABLES, 8),
-        ].join(" "),
-        ko: [
-          ...random.several(CHROME.ko, 2, 5, 1),
-          ...random.several(own.ko, 2, 3, 1.5),
-          ...made(KO_SYLLABLES, 5),
-        ].join(" "),
-      };
-      const states: [string, string, boolean, string | null][] = [];
-      const mode = random.next() < 0.1 ? null : "light";
-      const mobile = random.next() < 0.7;
-      for (const viewport of mobile ? ["desktop", "mobile"] : ["desktop"]) {
-        for (const lang of ["ko", "en"]) states.push([viewport, lang, false, mode]);
-      }
-      if (random.next() < 0.2) states.push(["desktop", "ko", true, mode]);
-      if (mode && random.next() < 0.15) states.push(["desktop", "en", false, "dark"]);
-      const capturedAt = new Date(start + Math.floor(random.next() * 90 * 86_400_000));
-      const words = [
-        ...searchWords(appSlug),
-        ...searchWords(page),
-        ...searchWords(titles.en),
-        ...searchWords(titles.ko),
-        ...searchWords(text.en),
-        ...searchWords(text.ko),
-        ...[pageType, ...patterns, ...elements, ...parts].flatMap(searchWords),
-      ];
-      const { searchText, searchGrams } = searchColumns(words);
-      // One page in twenty also keeps the screen an older run made of it.
-      if (random.next() < 0.05) {
-        push(screens, {
-          id: ++screenId,
-          app_id: appIds[app],
-          page,
-          title: titles.ko,
-          page_type: pageType,
-          run_id: olderRunId,
-          status: "replaced",
-          replaced_by_id: screenId + 1,
-          retired_by_run_id: runId,
-          captured_at: new Date(capturedAt.getTime() - 30 * 86_400_000).toISOString(),
-          sha: sha256(`old ${index}`),
-          text: searchText,
-          grams: searchGrams.join(" "),
-          mask: variantMask(states.map(([viewport, lang, , mode]) => ({ viewport, lang, mode }) as never)),
-        });
-        counts.history++;
-      }
-      const id = ++screenId;
-      push(screens, {
-        id,
-        app_id: appIds[app],
-        page,
-        title: titles.ko,
-        page_type: pageType,
-        run_id: runId,
-        status: "current",
-        replaced_by_id: null,
-        retired_by_run_id: null,
-        captured_at: capturedAt.toISOString(),
-        sha: sha256(`screen ${index}`),
-        text: searchText,
-        grams: searchGrams.join(" "),
-        mask: variantMask(states.map(([viewport, lang, , mode]) => ({ viewport, lang, mode }) as never)),
-      });
-      counts.screens++;
-      for (const [viewport, lang, auth, variantMode] of states) {
-        push(variants, {
-          id: ++captureId,
-          screen_id: id,
-          capture_id: captureId,
-          viewport,
-          lang,
-          auth,
-          mode: variantMode,
-          title: lang === "ko" ? titles.ko : titles.en,
-          url: `https://${appSlug}${page}`,
-          sha: sha256(`image ${captureId}`),
-          width: viewport === "desktop" ? 640 : 195,
-          height: 400 + (captureId % 7) * 40,
-          captured_at: capturedAt.toISOString(),
-        });
-        counts.variants++;
-      }
-      const link = (kind: string, slug: string, uses: number) => {
-        links.screen.push(id);
-        links.term.push(idOf(kind, slug));
-        links.uses.push(uses);
-      };
-      link("page_type", pageType, states.length);
-      for (const slug of patterns) link("pattern", slug, states.length);
-      for (const slug of elements) link("element", slug, states.length);
-      for (const label of parts) link("component", label.toLowerCase(), states.length);
-      for (const slug of fonts) link("font", slug, 1 + (id % 5));
-      for (const slug of palette) link("color", slug, 1 + (id % 9));
-    }
-    await sql`
-      insert into gallery_screens (id, app_id, run_id, page, title, page_type, status, replaced_by_id,
-        retired_by_run_id, captured_at, content_sha256, search_text, search_grams, variant_mask)
-      select id, app_id, run_id, page, title, page_type, status, replaced_by_id, retired_by_run_id,
-        captured_at, sha, text, string_to_array(grams, ' '), mask
-      from unnest(${screens.id as number[]}::int[], ${screens.app_id as number[]}::int[],
-        ${screens.run_id as number[]}::int[], ${screens.page as string[]}::text[],
-        ${screens.title as string[]}::text[], ${screens.page_type as string[]}::text[], ${screens.status as string[]}::text[],
-        ${screens.replaced_by_id as number[]}::int[], ${screens.retired_by_run_id as number[]}::int[],
-        ${screens.captured_at as string[]}::timestamptz[], ${screens.sha as string[]}::text[],
-        ${screens.text as string[]}::text[], ${screens.grams as string[]}::text[], ${screens.mask as number[]}::int[])
-        as s(id, app_id, run_id, page, title, page_type, status, replaced_by_id, retired_by_run_id, captured_at, sha, text,
-          grams, mask)`;
-    await sql`
-      insert into collect_captures (id, run_id, key, url, viewport, lang, auth, outcome, final_url, http_status,
-        image_sha256, image_type, image_width, image_height, image_size, image_key, created_at)
-      overriding system value
-      select id, ${runId}::int, substr(md5(id::text) || md5('k' || id), 1, 40), url, viewport, lang, auth, 'ok', url, 200,
-        sha, 'png', width, height, 24000 + id % 6000, 'artifacts/bench/' || id, captured_at
-      from unnest(${variants.id as number[]}::int[], ${variants.url as string[]}::text[],
-        ${variants.viewport as string[]}::text[], ${variants.lang as string[]}::text[], ${(variants.auth as boolean[]).map(String)}::text[]::boolean[],
-        ${variants.sha as string[]}::text[], ${variants.width as number[]}::int[], ${variants.height as number[]}::int[],
-        ${variants.captured_at as string[]}::timestamptz[])
-        as v(id, url, viewport, lang, auth, sha, width, height, captured_at)`;
-    await sql`
-      insert into gallery_screen_variants (id, screen_id, capture_id, run_id, viewport, lang, auth, mode, title, url,
-        image_key, image_type, image_sha256, image_size, image_width, image_height, captured_at)
-      select id, screen_id, capture_id, ${runId}::int, viewport, lang, auth, mode, title, url, 'artifacts/bench/' || id,
-        'png', sha, 24000 + id % 6000, width, height, captured_at
-      from unnest(${variants.id as number[]}::int[], ${variants.screen_id as number[]}::int[],
-        ${variants.capture_id as number[]}::int[], ${variants.viewport as string[]}::text[], ${variants.lang as string[]}::text[],
-        ${(variants.auth as boolean[]).map(String)}::text[]::boolean[], ${variants.mode as (string | null)[]}::text[], ${variants.title as string[]}::text[],
-        ${variants.url as string[]}::text[], ${variants.sha as string[]}::text[], ${variants.width as number[]}::int[],
-        ${variants.height as number[]}::int[], ${variants.captured_at as string[]}::timestamptz[])
-        as v(id, screen_id, capture_id, viewport, lang, auth, mode, title, url, sha, width, height, captured_at)`;
-    await sql`
-      insert into gallery_screen_terms (screen_id, term_id, uses)
-      select * from unnest(${links.screen}::int[], ${links.term}::int[], ${links.uses}::int[])`;
-    counts.links += links.screen.length;
+    for (let index = first; index < Math.min(first + BATCH, options.screens); index++) addScreen(loading, batch, index);
+    await insertBatch(sql, runId, batch);
+    loading.counts.links += batch.links.screen.length;
   }
-  await sql`select setval(pg_get_serial_sequence('gallery_screens', 'id'), ${screenId})`;
-  await sql`select setval(pg_get_serial_sequence('gallery_screen_variants', 'id'), ${captureId})`;
-  await sql`select setval(pg_get_serial_sequence('collect_captures', 'id'), ${captureId})`;
+  const { ids, counts } = loading;
+  await sql`select setval(pg_get_serial_sequence('gallery_screens', 'id'), ${ids.screen})`;
+  await sql`select setval(pg_get_serial_sequence('gallery_screen_variants', 'id'), ${ids.capture})`;
+  await sql`select setval(pg_get_serial_sequence('collect_captures', 'id'), ${ids.capture})`;
   // What a replay does last: the unfiltered facets, counted once.
   await refreshGalleryCounts(db);
   await sql`vacuum analyze`;
-  counts = { ...counts };
   return {
     counts: {
       apps: appIds.length,
