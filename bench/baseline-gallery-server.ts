@@ -105,7 +105,8 @@ type Filters = {
   q: { words: string[]; grams: string[] } | null;
 };
 
-async function screens(query: URLSearchParams): Promise<string> {
+/** The list's filters from the query: names turned into term and app ids (one statement), the search's words. */
+async function filtersOf(query: URLSearchParams): Promise<Filters> {
   const lists: Record<string, string[]> = {};
   for (const name of Object.keys(LIST_FILTERS)) {
     lists[name] = [
@@ -133,7 +134,7 @@ async function screens(query: URLSearchParams): Promise<string> {
       : [];
   const id = (kind: string, value: string) => found.find((row) => row.kind === kind && row.slug === value)?.id;
   const q = query.get("q")?.trim() ? words(query.get("q") as string) : null;
-  const f: Filters = {
+  return {
     platform: query.get("platform"),
     appId: app === null ? null : (id("app", app) ?? null),
     kind: kindParam === null ? null : slug("page_type", kindParam),
@@ -145,12 +146,10 @@ async function screens(query: URLSearchParams): Promise<string> {
     ],
     q,
   };
-  const cols = Number(query.get("cols") ?? 4);
-  const size = cols * Math.ceil(24 / cols);
-  const page = Number(query.get("page") ?? 1);
-  const sort = query.get("sort") ?? "newest";
-  const withFacets = query.get("facets") !== "false";
+}
 
+/** The conditions of the filters: those every count keeps (`always`), each placement's, and the whole `where`. */
+function conditionsOf(f: Filters) {
   const always = [sql`s.status = 'current'`];
   if (f.q) {
     always.push(sql`s.search_grams @> ${f.q.grams}::text[]`);
@@ -171,16 +170,27 @@ async function screens(query: URLSearchParams): Promise<string> {
   if (f.appId !== null) where.push(appOk);
   if (f.kind !== null) where.push(kindOk);
   if (variantFiltered) where.push(sql`(s.variant_mask & ${mask(f)}) <> 0`);
-  const joined = (parts: postgres.PendingQuery<postgres.Row[]>[]) =>
-    parts.reduce((all, part, index) => (index === 0 ? part : sql`${all} and ${part}`));
+  return { always, platformOk, appOk, kindOk, variantFiltered, where };
+}
+
+const joined = (parts: postgres.PendingQuery<postgres.Row[]>[]) =>
+  parts.reduce((all, part, index) => (index === 0 ? part : sql`${all} and ${part}`));
+
+/** The page's cards, each with its thumbnail (the first variant in the filters' states), one more than the page. */
+function cardsQuery(
+  f: Filters,
+  where: postgres.PendingQuery<postgres.Row[]>[],
+  sort: string,
+  size: number,
+  page: number,
+) {
   const thumbnail = joined([
     sql`true`,
     ...(f.viewport ? [sql`v.viewport = ${f.viewport}`] : []),
     ...(f.lang ? [sql`v.lang = ${f.lang}`] : []),
     ...(f.mode ? [sql`v.mode = ${f.mode}`] : []),
   ]);
-
-  const cards = sql`
+  return sql`
     select coalesce(json_agg(json_build_object(
       'id', s.id, 'app', json_build_object('id', a.id, 'slug', a.slug, 'platform', a.platform),
       'page', s.page, 'title', s.title, 'page_type', s.page_type,
@@ -202,7 +212,11 @@ async function screens(query: URLSearchParams): Promise<string> {
       from gallery_screen_variants v where v.screen_id = s.id and ${thumbnail}
       order by v.viewport, v.lang <> 'ko', v.auth, v.mode is null, v.mode = 'dark', v.id limit 1
     ) th`;
+}
 
+/** The facets' counts: kept ones when nothing filters, the total alone without facets, else counted in one statement. */
+function countsQuery(f: Filters, withFacets: boolean) {
+  const { always, platformOk, appOk, kindOk, variantFiltered, where } = conditionsOf(f);
   const unfiltered = !f.platform && f.appId === null && !f.kind && !variantFiltered && f.termIds.length === 0 && !f.q;
   let counts: Promise<{ facet: string; value: string; label: string; count: number }[]>;
   if (unfiltered) {
@@ -261,6 +275,19 @@ async function screens(query: URLSearchParams): Promise<string> {
       left join gallery_terms pt on c.facet = 'kind' and pt.kind = 'page_type' and pt.slug = c.value
       where c.facet <> 'term' or t.kind <> 'page_type'`;
   }
+  return counts;
+}
+
+async function screens(query: URLSearchParams): Promise<string> {
+  const f = await filtersOf(query);
+  const cols = Number(query.get("cols") ?? 4);
+  const size = cols * Math.ceil(24 / cols);
+  const page = Number(query.get("page") ?? 1);
+  const sort = query.get("sort") ?? "newest";
+  const withFacets = query.get("facets") !== "false";
+
+  const cards = cardsQuery(f, conditionsOf(f).where, sort, size, page);
+  const counts = countsQuery(f, withFacets);
   const [[page1], rows] = await Promise.all([cards, counts]);
   let total = 0;
   const facets: Record<string, { value: string; label: string; count: number }[]> = Object.fromEntries(

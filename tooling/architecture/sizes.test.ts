@@ -17,7 +17,6 @@ const MAX_FUNCTION_LINES = 150;
  */
 const KNOWN = new Set([
   "bench/baseline-core.ts: function createBaseline",
-  "bench/baseline-gallery-server.ts: function screens",
   "bench/run.ts: file",
   "bench/run.ts: function main",
 ]);
