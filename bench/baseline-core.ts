@@ -202,6 +202,61 @@ const messages: Record<string, string> = {
     "This version came out after the account's updates ended: use a version released while they were included.",
 };
 
+/** The license's code for the account's state of the product and this device. */
+function licenseCode(state: postgres.Row, deviceId: string | null): string {
+  if (state.grant_type === null) {
+    return state.lapsed === "revoked"
+      ? "entitlement_revoked"
+      : state.lapsed === "expired"
+        ? "access_expired"
+        : "not_entitled";
+  }
+  if (deviceId && state.device_revoked) return "device_revoked";
+  if (!deviceId && state.device_limit !== null) return "device_id_required";
+  return state.version_outside_window ? "version_outside_update_window" : "valid";
+}
+
+/** Seats a device not seated yet, under the account and product's lock; throws when every seat is taken. */
+function takeSeat(sql: postgres.Sql, key: Key, state: postgres.Row, deviceId: string, appVersion: string | null) {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtextextended(${`shelf.seats:${key.account_id}:${state.id}`}, 0))`;
+    const [device] = await tx`insert into devices (account_id, identifier, name, last_seen_at, last_app_version)
+        values (${key.account_id}, ${deviceId}, null, now(), ${appVersion})
+        on conflict (account_id, identifier) do update set last_seen_at = now() returning id`;
+    const [seats] = await tx`select count(*)::int as used, coalesce(bool_or(device_id = ${device?.id}), false) as mine
+        from device_activations where account_id = ${key.account_id} and product_id = ${state.id}`;
+    if (!seats?.mine && state.device_limit !== null && seats?.used >= state.device_limit) throw new Error("limit");
+    await tx`insert into device_activations (account_id, product_id, device_id, api_key_id, app_version)
+        values (${key.account_id}, ${state.id}, ${device?.id}, ${key.id}, ${appVersion})
+        on conflict (account_id, product_id, device_id) do update set last_checked_at = now()`;
+    const [row] = await tx.unsafe(
+      `update devices set activated_at = coalesce(activated_at, now()) where id = $1
+          returning id, identifier, name, ${iso("activated_at")} as activated_at, ${iso("last_seen_at")} as last_seen_at`,
+      [device?.id],
+    );
+    return { ...row, used: seats?.mine ? seats.used : (seats?.used ?? 0) + 1 };
+  });
+}
+
+/** A usage upload's shape: consent given or not, 1 to 200 days, one a product and date, launches within bounds. */
+function validUsage(consent: unknown, days: Day[]): boolean {
+  return (
+    typeof consent === "boolean" &&
+    Array.isArray(days) &&
+    days.length >= 1 &&
+    days.length <= 200 &&
+    days.every(
+      (day) =>
+        Number.isInteger(day.product_id) &&
+        /^\d{4}-\d{2}-\d{2}$/.test(day.usage_date) &&
+        Number.isInteger(day.launches) &&
+        day.launches >= 0 &&
+        day.launches <= 1_000_000,
+    ) &&
+    new Set(days.map((day) => `${day.product_id}:${day.usage_date}`)).size === days.length
+  );
+}
+
 export type Baseline = ReturnType<typeof createBaseline>;
 
 export function createBaseline(sql: postgres.Sql, baseUrl: string) {
@@ -233,47 +288,13 @@ export function createBaseline(sql: postgres.Sql, baseUrl: string) {
       { prepare: true },
     );
     if (!state) return { status: 404, body: { message: "Product not found.", error: "not_found" } };
-    const code =
-      state.grant_type === null
-        ? state.lapsed === "revoked"
-          ? "entitlement_revoked"
-          : state.lapsed === "expired"
-            ? "access_expired"
-            : "not_entitled"
-        : deviceId && state.device_revoked
-          ? "device_revoked"
-          : !deviceId && state.device_limit !== null
-            ? "device_id_required"
-            : state.version_outside_window
-              ? "version_outside_update_window"
-              : "valid";
+    const code = licenseCode(state, deviceId);
     let seat: Record<string, unknown> | null = null;
     if (code === "valid" && deviceId) {
       const [seated] = await sql.unsafe(SEATED_SQL, [key.account_id, state.id, deviceId, appVersion, null, key.id], {
         prepare: true,
       });
-      seat =
-        seated ??
-        (await sql.begin(async (tx) => {
-          await tx`select pg_advisory_xact_lock(hashtextextended(${`shelf.seats:${key.account_id}:${state.id}`}, 0))`;
-          const [device] = await tx`insert into devices (account_id, identifier, name, last_seen_at, last_app_version)
-            values (${key.account_id}, ${deviceId}, null, now(), ${appVersion})
-            on conflict (account_id, identifier) do update set last_seen_at = now() returning id`;
-          const [seats] =
-            await tx`select count(*)::int as used, coalesce(bool_or(device_id = ${device?.id}), false) as mine
-            from device_activations where account_id = ${key.account_id} and product_id = ${state.id}`;
-          if (!seats?.mine && state.device_limit !== null && seats?.used >= state.device_limit)
-            throw new Error("limit");
-          await tx`insert into device_activations (account_id, product_id, device_id, api_key_id, app_version)
-            values (${key.account_id}, ${state.id}, ${device?.id}, ${key.id}, ${appVersion})
-            on conflict (account_id, product_id, device_id) do update set last_checked_at = now()`;
-          const [row] = await tx.unsafe(
-            `update devices set activated_at = coalesce(activated_at, now()) where id = $1
-              returning id, identifier, name, ${iso("activated_at")} as activated_at, ${iso("last_seen_at")} as last_seen_at`,
-            [device?.id],
-          );
-          return { ...row, used: seats?.mine ? seats.used : (seats?.used ?? 0) + 1 };
-        }));
+      seat = seated ?? (await takeSeat(sql, key, state, deviceId, appVersion));
     }
     const now = new Date();
     const exp = Math.floor(
@@ -334,21 +355,8 @@ export function createBaseline(sql: postgres.Sql, baseUrl: string) {
 
   async function usage(key: Key, input: { consent?: unknown; days?: Day[] }) {
     const days = input.days ?? [];
-    const valid =
-      typeof input.consent === "boolean" &&
-      Array.isArray(days) &&
-      days.length >= 1 &&
-      days.length <= 200 &&
-      days.every(
-        (day) =>
-          Number.isInteger(day.product_id) &&
-          /^\d{4}-\d{2}-\d{2}$/.test(day.usage_date) &&
-          Number.isInteger(day.launches) &&
-          day.launches >= 0 &&
-          day.launches <= 1_000_000,
-      ) &&
-      new Set(days.map((day) => `${day.product_id}:${day.usage_date}`)).size === days.length;
-    if (!valid) return { status: 422, body: { message: "The given data was invalid.", errors: {} } };
+    if (!validUsage(input.consent, days))
+      return { status: 422, body: { message: "The given data was invalid.", errors: {} } };
     if (!input.consent) return { status: 200, body: { consent: false, stored: 0 } };
     const [result] = await sql.unsafe(
       USAGE_SQL,
