@@ -16,6 +16,7 @@ import {
   testLog,
 } from "../testing";
 import { startDbProxy } from "../testing/db-proxy";
+import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { createTestRouter } from "../testing/test-router";
 import { handleFetch } from "./fetch";
 import { opsResult } from "./ops";
@@ -115,6 +116,26 @@ async function trickle(during: (mark: (name: string) => void) => Promise<void>) 
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The account API's edge (OAuth and the MCP among its routes) on the pool behind the proxy. */
+function accountApiThroughProxy() {
+  return createAccountApiEdge({
+    db: pool.db,
+    dbDeadlineMs: pool.deadlineMs,
+    health,
+    log: testLog.child({}, { level: "error" }),
+    baseUrl: TEST_BASE_URL,
+    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    oauth: TEST_OAUTH_SETTINGS,
+  });
+}
+
+/** A request to an edge from `address`: its status, how long it took, its JSON body and headers. */
+async function timed(edge: Parameters<typeof handleFetch>[0], request: Request, address: string) {
+  const sent = Date.now();
+  const response = await handleFetch(edge, request, address);
+  return { status: response.status, ms: Date.now() - sent, body: await response.json(), headers: response.headers };
+}
 
 async function expectAcknowledgedWritesKept(answers: Answer[]) {
   const acknowledged = answers.flatMap((answer) => (answer.tool ? [answer.tool] : []));
@@ -220,18 +241,9 @@ describe("the database going away under a trickle of requests", () => {
   }, 30_000);
 
   it("gives the authorization server's endpoints the same fast 503s while frozen, in OAuth's terms", async () => {
-    const accountApi = createAccountApiEdge({
-      db: pool.db,
-      dbDeadlineMs: pool.deadlineMs,
-      health,
-      log: testLog.child({}, { level: "error" }),
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 1_000_000 }),
-      oauth: TEST_OAUTH_SETTINGS,
-    });
-    const tokenRequest = async () => {
-      const sent = Date.now();
-      const response = await handleFetch(
+    const accountApi = accountApiThroughProxy();
+    const tokenRequest = () =>
+      timed(
         accountApi,
         new Request(`${TEST_BASE_URL}/oauth/token`, {
           method: "POST",
@@ -240,8 +252,6 @@ describe("the database going away under a trickle of requests", () => {
         }),
         "203.0.113.40",
       );
-      return { status: response.status, ms: Date.now() - sent, body: await response.json(), headers: response.headers };
-    };
     expect((await tokenRequest()).body.error).toBe("invalid_client");
     proxy.freeze();
     // The first waits for the deadline and tells the health monitor; the next ones are refused at once.
@@ -264,40 +274,21 @@ describe("the database going away under a trickle of requests", () => {
   }, 30_000);
 
   it("gives the account MCP the same fast 503s while frozen: initialize and a session's tool call, in JSON-RPC", async () => {
-    const accountApi = createAccountApiEdge({
-      db: pool.db,
-      dbDeadlineMs: pool.deadlineMs,
-      health,
-      log: testLog.child({}, { level: "error" }),
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 1_000_000 }),
-      oauth: TEST_OAUTH_SETTINGS,
-    });
-    const initialize = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "outage", version: "1" } },
-    };
-    const mcp = async (body: unknown, sessionId?: string) => {
-      const sent = Date.now();
-      const response = await handleFetch(
+    const accountApi = accountApiThroughProxy();
+    const initialize = MCP_INITIALIZE;
+    const mcp = (body: unknown, sessionId?: string) =>
+      timed(
         accountApi,
-        new Request(`${TEST_BASE_URL}/api/mcp`, {
-          method: "POST",
-          headers: {
+        new Request(
+          `${TEST_BASE_URL}/api/mcp`,
+          mcpPost(body, {
             host: new URL(TEST_BASE_URL).host,
             authorization: `Bearer ${key}`,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
             ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" } : {}),
-          },
-          body: JSON.stringify(body),
-        }),
+          }),
+        ),
         "203.0.113.41",
       );
-      return { status: response.status, ms: Date.now() - sent, body: await response.json(), headers: response.headers };
-    };
     const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "library_get", arguments: {} } };
     const opened = await mcp(initialize);
     expect(opened.status).toBe(200);
