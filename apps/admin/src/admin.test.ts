@@ -279,30 +279,16 @@ describe("release:publish and asset:put", () => {
     const product = await createProduct(testDb.db);
     const file = path.join(cli.dataDir, "install.sh");
     await fs.writeFile(file, "#!/bin/sh\n");
-    const first = await adminJson(
-      "asset:put",
-      "--product",
-      String(product.id),
-      "--path",
-      "install/macos.sh",
-      "--file",
-      file,
-    );
+    const put = () =>
+      adminJson("asset:put", "--product", String(product.id), "--path", "install/macos.sh", "--file", file);
+    const first = await put();
     expect(first).toMatchObject({
       path: "install/macos.sh",
       size: 10,
       content_type: "application/x-sh",
       replaced: false,
     });
-    const second = await adminJson(
-      "asset:put",
-      "--product",
-      String(product.id),
-      "--path",
-      "install/macos.sh",
-      "--file",
-      file,
-    );
+    const second = await put();
     expect(second).toMatchObject({ id: first.id, replaced: true });
     await expectFailure(
       ["asset:put", "--product", String(product.id), "--path", "install/../../x", "--file", file],
