@@ -80,10 +80,17 @@ async function rootStart(env: Record<string, string> = {}): Promise<RootStart> {
 const within = <T>(promise: Promise<T>, ms: number, what: () => string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(what())), ms))]);
 
+/** npm exited 0, nothing listens on the ports any more, and no process of its group is left. */
+async function expectStoppedCleanly(start: RootStart, ports: number[]): Promise<void> {
+  const [code] = await within(start.exited, 60_000, () => `npm did not exit:\n${start.output()}`);
+  expect(code).toBe(0);
+  for (const port of ports) expect(await accepts(port), String(port)).toBe(false);
+  expect(await groupLingers(start.group)).toBe(false);
+}
+
 describe("the root npm start", () => {
   it("starts both apps on one embedded database, prints both URLs, and stops both on SIGTERM to npm alone", async () => {
     const start = await rootStart();
-    const { group } = start;
     try {
       const design = Number((await start.waitFor(/The design host is running at http:\/\/localhost:(\d+)/))[1]);
       const web = Number((await start.waitFor(/Shelf is running at http:\/\/localhost:(\d+)/))[1]);
@@ -133,11 +140,8 @@ describe("the root npm start", () => {
       expect(refused.status).toBe(401);
 
       start.npm.kill("SIGTERM");
-      const [code] = await within(start.exited, 60_000, () => `npm did not exit:\n${start.output()}`);
       // 0 only from both apps' own shutdown (drained, pools closed), then the launcher's (the database stopped).
-      expect(code).toBe(0);
-      for (const port of [web, design, databasePort]) expect(await accepts(port), String(port)).toBe(false);
-      expect(await groupLingers(group)).toBe(false);
+      await expectStoppedCleanly(start, [web, design, databasePort]);
     } finally {
       await start.cleanup();
     }
@@ -151,10 +155,7 @@ describe("the root npm start", () => {
       const web = Number((await start.waitFor(/Shelf is running at http:\/\/localhost:(\d+)/))[1]);
       const databasePort = Number((await start.waitFor(/Database: embedded PostgreSQL on port (\d+)/))[1]);
       process.kill(-group, "SIGINT");
-      const [code] = await within(start.exited, 60_000, () => `npm did not exit:\n${start.output()}`);
-      expect(code).toBe(0);
-      for (const port of [web, design, databasePort]) expect(await accepts(port), String(port)).toBe(false);
-      expect(await groupLingers(group)).toBe(false);
+      await expectStoppedCleanly(start, [web, design, databasePort]);
     } finally {
       await start.cleanup();
     }
