@@ -13,10 +13,9 @@ const MAX_FUNCTION_LINES = 150;
 
 /**
  * What was over a limit when the check came, each to be split; the list only shrinks: an entry that no longer is
- * over its limit must leave it, and nothing may join it.
+ * over its limit must leave it, and nothing may join it. Every one has been split: it is empty.
  */
-const KNOWN = new Set([
-]);
+const KNOWN = new Set<string>([]);
 
 function measured(file: string): boolean {
   const relative = path.relative(root, file);
