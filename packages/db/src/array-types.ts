@@ -125,15 +125,6 @@ type ClientOptions = {
  */
 export function installBuiltInArrayTypes(client: postgres.Sql): void {
   const options = client.options as unknown as ClientOptions;
-  // A parameter of a type the client has no serializer for (an enum's array: `$1::release_channel[]`) is sent as
-  // `'' + value`, which makes `a,b` of an array: such arrays go as array literals instead, and nothing else changes.
-  const known = options.serializers;
-  options.serializers = new Proxy(known, {
-    has: () => true,
-    get: (target, oid) =>
-      Reflect.get(target, oid) ??
-      ((value: unknown) => (Array.isArray(value) ? serializeArrayLiteral(value) : `${value}`)),
-  });
   const typeArrayMap = options.shared?.typeArrayMap;
   for (const [oid, arrayOid] of BUILT_IN_ARRAY_TYPES) {
     if (typeArrayMap) typeArrayMap[oid] = arrayOid;
@@ -145,4 +136,12 @@ export function installBuiltInArrayTypes(client: postgres.Sql): void {
     options.serializers[arrayOid] = (values) =>
       Array.isArray(values) ? serializeArrayLiteral(values, serializeElement) : values;
   }
+  // A parameter of a type the client has no serializer for (an enum's array: `$1::release_channel[]`) is sent as
+  // `'' + value`, which makes `a,b` of an array: such arrays go as array literals instead, and nothing else changes.
+  // Installed last, so that the loop above sees which serializers really exist; one fallback serves every oid.
+  const fallback = (value: unknown) => (Array.isArray(value) ? serializeArrayLiteral(value) : `${value}`);
+  options.serializers = new Proxy(options.serializers, {
+    has: () => true,
+    get: (target, oid) => Reflect.get(target, oid) ?? fallback,
+  });
 }
