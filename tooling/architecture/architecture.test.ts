@@ -92,7 +92,7 @@ describe("architecture", () => {
 
   const serverSrc = path.join(root, "packages/server/src");
 
-  it("the HTTP kit imports no package above it, and knows no OAuth and no MCP by name", () => {
+  it("the HTTP kit imports no package above it, no router framework, and knows no OAuth and no MCP by name", () => {
     const files = sourceFiles(serverSrc);
     expect(files.length).toBeGreaterThan(10);
     const named: string[] = [];
@@ -102,6 +102,8 @@ describe("architecture", () => {
         if (/^@shelf\/(api|web-kit|web|design|admin|cli)(\/|$)/.test(specifier))
           named.push(`${relative} imports ${specifier}`);
         if (/oauth|mcp|modelcontextprotocol/i.test(specifier)) named.push(`${relative} imports ${specifier}`);
+        // The edge serves any host's routes; reading them from tRPC's routers is the API's (packages/api/src/edge).
+        if (/^(@trpc\/|trpc-to-openapi)/.test(specifier)) named.push(`${relative} imports ${specifier}`);
       }
       if (/oauth|mcp/i.test(path.basename(file))) named.push(`${relative} is named for a protocol`);
       const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
@@ -156,9 +158,10 @@ describe("architecture", () => {
     expect(crossings).toEqual([]);
   });
 
-  it("the edge knows no protocol and no caller by name: it imports no OAuth, MCP, auth, procedure or router", () => {
+  it("the API's side of the edge (routes, document, direct calls) imports no OAuth, MCP, auth, procedure or router", () => {
+    // The pipeline itself is the HTTP kit's (packages/server/src/edge), held by the kit's test above.
     const edgeFiles = sourceFiles(path.join(apiSrc, "edge")).filter((file) => !file.endsWith(".test.ts"));
-    expect(edgeFiles.length).toBeGreaterThan(15);
+    expect(edgeFiles.length).toBeGreaterThanOrEqual(4);
     const named: string[] = [];
     for (const file of edgeFiles) {
       for (const specifier of imports(file)) {

@@ -1,6 +1,6 @@
-import { createEdge, type HostEdgeOptions } from "./api-edge";
+import { type ApiEdge, createEdge, type HostEdgeOptions } from "./api-edge";
+
 import { accountApiPolicy } from "./auth/credential";
-import type { Edge } from "./edge/pipeline";
 import { createAccountMcp } from "./mcp/service";
 import { accountMcpCredentials, mcpProtocol } from "./protocols/mcp";
 import { oauthProtocol } from "./protocols/oauth";
@@ -20,7 +20,7 @@ export const ACCOUNT_API_DOCUMENT = {
  * The account API over HTTP: every route of the app router, account API keys only (contract 5.2 and 5.3), except
  * the account MCP (`/api/mcp`), which also takes the access tokens of sign-in.
  */
-export function createAccountApiEdge(options: HostEdgeOptions): Edge {
+export function createAccountApiEdge(options: HostEdgeOptions): ApiEdge {
   const { allowedHosts = [], ...edgeOptions } = options;
   return createEdge({
     ...edgeOptions,

@@ -1,19 +1,36 @@
+import { createEdgePipeline, type Edge, type PipelineOptions } from "@shelf/server/edge/pipeline";
+import type { EdgeProtocol } from "@shelf/server/edge/protocol";
+import type { AnyRouter } from "@trpc/server";
 import type { Credential } from "./auth/caller";
 import { credentialKey } from "./auth/caller";
 import { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
-import type { McpEndpoint } from "./context";
-import { createContext } from "./context";
+import { type Context, createContext, type McpEndpoint } from "./context";
 import type { Delivery } from "./delivery";
-import { createEdgePipeline, type Edge, type PipelineOptions } from "./edge/pipeline";
-import type { EdgeProtocol } from "./edge/protocol";
+import { directCall } from "./edge/direct";
+import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./edge/openapi";
+import { collectRoutes } from "./edge/routes";
+import { unwrapTrpcError } from "./errors";
 import type { OAuthSettings } from "./oauth/settings";
 import { authorize, authorizeDesign } from "./procedures/authorize";
 import type { PublicDisclosureData } from "./schemas/disclosure";
+import type { Meta } from "./trpc";
 
 /** A protocol this API's routes speak over the edge (protocols/): its credentials as this API's policies. */
-export type ApiProtocol = EdgeProtocol<Credential, CredentialPolicy>;
+export type ApiProtocol = EdgeProtocol<Credential, CredentialPolicy, Meta>;
 
-export type EdgeOptions = Omit<PipelineOptions<Credential, CredentialPolicy>, "callers" | "protocols"> & {
+/** An edge of this API: the kit's pipeline over a router's routes, with the OpenAPI document they are read from. */
+export type ApiEdge = Edge<Meta> & { document: OpenApiDocument };
+
+export type EdgeOptions = Omit<
+  PipelineOptions<Meta, Credential, CredentialPolicy, Context>,
+  "callers" | "protocols" | "routes" | "call" | "document" | "unwrapError"
+> & {
+  /** The routers whose procedures declare REST routes in their meta. */
+  router: AnyRouter;
+  /** Public base URL, for the document's server. */
+  baseUrl: string;
+  /** Where the OpenAPI document is served, and its title. */
+  document?: { path: string; info: DocumentInfo };
   /** Which bearer credentials are read and accepted; by default account API keys only. */
   credentials?: CredentialPolicy;
   /** The protocols some of the router's routes speak (protocols/: OAuth's endpoints, MCP); none by default. */
@@ -42,15 +59,24 @@ export type HostEdgeOptions = Omit<EdgeOptions, "router" | "credentials" | "docu
 };
 
 /**
- * The edge for a router of this API: the edge's pipeline (edge/pipeline.ts) told who this API's callers are: the
- * credential a request carries (account API keys by default, a protocol's own policy for its routes), its rate limit
- * key, the route's authorization (an account ability, product and key scope, or a design role), and the context
- * its procedures get.
+ * The edge for a router of this API: the kit's pipeline (@shelf/server/edge/pipeline.ts) over the router's routes,
+ * read from its procedures' meta and described in its OpenAPI document, each called without tRPC's generic runner
+ * (`directCall`: the same levels, leaner), and told who this API's callers are: the credential a request carries
+ * (account API keys by default, a protocol's own policy for its routes), its rate limit key, the route's
+ * authorization (an account ability, product and key scope, or a design role), and the context its procedures get.
  */
-export function createEdge(options: EdgeOptions): Edge {
+export function createEdge(options: EdgeOptions): ApiEdge {
   const policy = options.credentials ?? accountApiPolicy;
-  return createEdgePipeline<Credential, CredentialPolicy>({
+  const { router } = options;
+  const routes = collectRoutes(router);
+  const info = options.document?.info ?? { title: "API", description: "", version: "1" };
+  const document = buildOpenApiDocument(router, routes, options.baseUrl, info);
+  const edge = createEdgePipeline<Meta, Credential, CredentialPolicy, Context>({
     ...options,
+    routes,
+    call: (route) => directCall(router, route.procedure),
+    document: { parsed: document, text: JSON.stringify(document), path: options.document?.path },
+    unwrapError: unwrapTrpcError,
     callers: {
       credential: (request, protocolPolicy, address) =>
         resolveCredential(options.db, request.header("authorization"), protocolPolicy ?? policy, address),
@@ -74,4 +100,5 @@ export function createEdge(options: EdgeOptions): Edge {
         }),
     },
   });
+  return { ...edge, document };
 }

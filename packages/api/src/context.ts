@@ -1,4 +1,5 @@
 import type { Database } from "@shelf/db";
+import type { ResponseState } from "@shelf/server/edge/results";
 import type { Logger } from "@shelf/server/log";
 import type { AnyCaller, Credential } from "./auth/caller";
 import type { GuessLimits } from "./auth/guess-limits";
@@ -26,12 +27,7 @@ export type McpEndpoint = {
   end: (ctx: McpContext) => Promise<void>;
 };
 
-/** What a procedure may set on the HTTP response; a nested object, because middleware copies ctx. */
-export type ResponseState = {
-  headers: Record<string, string>;
-  /** The success status, when the procedure decides it (one of the route's `successStatus` or `alternateSuccess`). */
-  status?: number;
-};
+export type { ResponseState } from "@shelf/server/edge/results";
 
 export type Context = {
   db: Database;

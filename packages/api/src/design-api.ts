@@ -1,8 +1,8 @@
-import { createEdge, type HostEdgeOptions } from "./api-edge";
+import { type ApiEdge, createEdge, type HostEdgeOptions } from "./api-edge";
+
 import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
 import { createDesignMcp } from "./design-mcp/service";
 import { designRouter } from "./design-router";
-import type { Edge } from "./edge/pipeline";
 import { designMcpCredentials, mcpProtocol } from "./protocols/mcp";
 import { DESIGN_OPENAPI_PATH } from "./routers/design-manifest/router";
 
@@ -28,7 +28,7 @@ export const DESIGN_API_DOCUMENT = {
  * The design host's agent API over HTTP, design agent tokens only, and its MCP endpoint (`/mcp`), served by the MCP
  * protocol with the design host's credentials and challenge.
  */
-export function createDesignApiEdge(options: HostEdgeOptions): Edge {
+export function createDesignApiEdge(options: HostEdgeOptions): ApiEdge {
   const { allowedHosts = [], ...edgeOptions } = options;
   return createEdge({
     ...edgeOptions,

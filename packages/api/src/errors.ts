@@ -1,4 +1,6 @@
-import { CodedError, fieldErrors, ValidationError } from "@shelf/server/errors";
+import { edgeErrors } from "@shelf/server/edge/errors";
+import { codedErrorBody, type EdgeResult, jsonResult } from "@shelf/server/edge/results";
+import { CodedError, fieldErrors, type Issue, ValidationError } from "@shelf/server/errors";
 import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
 
@@ -8,10 +10,12 @@ export { type FieldErrors, fieldErrors, type Issue, ValidationError } from "@she
  * Every error the domain can raise, with the HTTP status and default message the edge answers with.
  * The `error` field of the contract's body is the code itself. `rpc`: the JSON-RPC error code an MCP endpoint
  * answers it with (JSON-RPC 2.0 section 5.1; -32000, a server error, when a row names none); the OAuth code an
- * authorization server endpoint answers with is in `edge/results.ts` (`OAUTH_CODES`).
+ * authorization server endpoint answers with is in `protocols/oauth.ts` (`OAUTH_CODES`). The first rows are the
+ * edge's own (`edgeErrors`), so a code means one thing whoever answers it.
  */
 export const domainErrors = {
-  malformed_request: { status: 400, message: "The request is malformed.", rpc: -32600 },
+  // The edge's own answers (a malformed request, an unknown path, a body too large, a limit, an outage).
+  ...edgeErrors,
   // The MCP endpoints' transport (Streamable HTTP, JSON-RPC 2.0).
   jsonrpc_parse_error: { status: 400, message: "Parse error: the body is not JSON.", rpc: -32700 },
   jsonrpc_invalid_request: {
@@ -97,11 +101,8 @@ export const domainErrors = {
     status: 400,
     message: "This email link is unknown, has expired, was already used or was replaced by a newer one.",
   },
-  not_found: { status: 404, message: "Not found." },
   install_not_available: { status: 404, message: "There is nothing to install for this product." },
   order_not_found: { status: 404, message: "Order not found." },
-  method_not_allowed: { status: 405, message: "Method not allowed." },
-  request_timeout: { status: 408, message: "The request took too long to arrive." },
   api_key_limit_reached: { status: 409, message: "No free key slot: revoke a key first." },
   device_limit_reached: {
     status: 409,
@@ -125,16 +126,6 @@ export const domainErrors = {
     status: 409,
     message: "This run already has a capture under this key, with another image.",
   },
-  payload_too_large: { status: 413, message: "The request body is too large.", rpc: -32600 },
-  unsupported_media_type: { status: 415, message: "Send the body as application/json.", rpc: -32600 },
-  range_not_satisfiable: { status: 416, message: "No requested range lies within the file." },
-  header_fields_too_large: { status: 431, message: "The request headers are too large." },
-  rate_limited: { status: 429, message: "Too many requests." },
-  internal_error: { status: 500, message: "Internal server error.", rpc: -32603 },
-  service_unavailable: {
-    status: 503,
-    message: "The service cannot reach its database right now; try again in a few seconds.",
-  },
 } as const satisfies Record<string, { status: number; message: string; rpc?: number }>;
 
 export type DomainErrorCode = keyof typeof domainErrors;
@@ -156,6 +147,32 @@ export class DomainError extends CodedError {
     this.status = domainErrors[code].status;
     this.details = details;
   }
+}
+
+/** A domain error as the edge answers it: the table's status, the contract's body. */
+export function domainErrorResult(
+  code: DomainErrorCode,
+  message?: string,
+  headers?: Record<string, string>,
+): EdgeResult {
+  const row = domainErrors[code];
+  return jsonResult(row.status, codedErrorBody(code, message ?? row.message), headers);
+}
+
+function hasIssues(value: unknown): value is { issues: Issue[] } {
+  return typeof value === "object" && value !== null && Array.isArray((value as { issues?: unknown }).issues);
+}
+
+/**
+ * What a procedure threw, out of tRPC's wrapper, for the edge's error table: a domain or validation error as it was
+ * thrown, an input that failed its schema as 422 field errors, anything else as it is (answered 500).
+ */
+export function unwrapTrpcError(error: unknown): unknown {
+  if (!(error instanceof TRPCError)) return error;
+  const { cause } = error;
+  if (cause instanceof CodedError || cause instanceof ValidationError) return cause;
+  if (error.code === "BAD_REQUEST" && hasIssues(cause)) return new ValidationError(fieldErrors(cause.issues));
+  return error;
 }
 
 /** Parses a service's input with its zod schema; failures become the contract's 422 field errors. */

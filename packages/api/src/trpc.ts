@@ -1,5 +1,6 @@
 import type { Database } from "@shelf/db";
 import type { DesignRole } from "@shelf/db/enums";
+import type { EdgeRouteMeta, HttpMethod } from "@shelf/server/edge/routes";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { AccountAbility } from "./abilities";
@@ -7,7 +8,7 @@ import type { Context } from "./context";
 import type { Delivery } from "./delivery";
 import type { DomainErrorCode } from "./errors";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type { HttpMethod } from "@shelf/server/edge/routes";
 
 /** A plain REST route: answered by the edge from the procedure's PlainOutput (files, CSS, feeds, redirects). */
 export type PlainRouteMeta = {
@@ -82,8 +83,11 @@ export type DesignRouteExample = {
   target?: "shared" | "family" | "created";
 };
 
-/** What every route declares besides who may call it (`AccountAccess` or `DesignAccess`). */
-export type RouteMeta = {
+/**
+ * What every route declares besides who may call it (`AccountAccess` or `DesignAccess`): what the edge reads
+ * (`EdgeRouteMeta`: limits, bodies, success status), and what the API's document, matrices and MCP read.
+ */
+export type RouteMeta = EdgeRouteMeta & {
   /**
    * The call takes away something the account had (a key it replaces, a seat it gives up): MCP clients are told
    * (`destructiveHint`) and may ask the person first. DELETE routes are destructive without saying so.
@@ -92,41 +96,11 @@ export type RouteMeta = {
   /** A POST that is safe to repeat (a retry is the same record): MCP clients are told (`idempotentHint`). */
   idempotent?: boolean;
   /**
-   * A limit of the route's own per client address, besides the API's: `name` keeps its counts apart (in Redis too,
-   * so every instance shares them), `perMinute` is how many requests a minute one address may make. `instead`: the
-   * route's requests count against this limit only, not the API's (a page loads dozens of the gallery's images at
-   * once, which would use up a minute of the API's limit).
-   */
-  addressLimit?: { name: string; perMinute: number; instead?: boolean };
-  /**
-   * Whose budget of the API's rate limit a request uses, when not its credential's (or, without one, its client
-   * address's): `false`, nobody's (static answers, alike for everyone and cacheable: OAuth's metadata, which hosted
-   * connectors fetch for all their users from a few addresses); a function, the subject its input names (read from the
-   * body, before the procedure runs), or null for the client address's.
-   */
-  limitedBy?: false | ((db: Database, input: Record<string, unknown>) => Promise<string | null>);
-  /**
-   * The route also takes `multipart/form-data`: text fields as the JSON body's fields (typed as the input says), and
-   * these file fields, each up to `maxBytes`, as UploadedFile values.
-   */
-  multipart?: { files: Record<string, { maxBytes: number }> };
-  /**
-   * The route also takes `application/x-www-form-urlencoded` bodies, as OAuth clients send them (RFC 6749, RFC
-   * 8628): each field typed as the JSON body's property says, a field given twice refused. `only`: the route takes
-   * nothing else (the OAuth token and revocation endpoints, as RFC 6749 and 7009 define them).
-   */
-  formBody?: boolean | "only";
-  /**
    * An endpoint of the authorization server (RFC 6749, 7591, 7009, 8414, 9728): every refusal is answered in OAuth's
    * terms (`error` one of OAuth's codes, `error_description`, and the contract's `message`), an invalid input as
    * `invalidInput` with 400 instead of 422, and browsers of any origin may call it (CORS: no cookie is read).
    */
   oauth?: { invalidInput: "invalid_request" | "invalid_client_metadata" };
-  /**
-   * The route's first path segment is shared with pages (`/oauth/authorize` is the consent page): the edge owns this
-   * exact path only, not everything under its first segment.
-   */
-  exactPath?: boolean;
   /**
    * An MCP endpoint (Streamable HTTP, JSON answers), served by the MCP protocol its host hands in (protocols/mcp.ts):
    * Host and Origin checked before anything (DNS rebinding), the host's MCP credentials (the account MCP: keys and
@@ -140,13 +114,6 @@ export type RouteMeta = {
     /** The endpoint keeps sessions (`Mcp-Session-Id` from initialize on); a stateless one does not. */
     sessions?: true;
   };
-  /**
-   * The route reads and writes nothing in the database (a signed link is its own permission): it is served while
-   * the database is down, when routes that need it fail fast with 503.
-   */
-  noDatabase?: boolean;
-  /** HTTP status of success, when it is not 200. */
-  successStatus?: 201 | 202 | 204;
   /** Another success status the procedure may choose (`ctx.res.status`), with what it means; documented beside. */
   alternateSuccess?: { status: 200 | 201 | 202; description: string };
   /** A plain (non-JSON) route: a file, CSS, a feed, a redirect. Served by the edge through the same procedure. */

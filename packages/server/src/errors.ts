@@ -4,6 +4,10 @@
  */
 export abstract class CodedError extends Error {
   abstract readonly code: string;
+  /** The HTTP status the host's error table gives the code. */
+  abstract readonly status: number;
+  /** Extra fields merged into the error body (a device list for a 409), if any. */
+  abstract readonly details: Record<string, unknown> | undefined;
 }
 
 /** Field errors in the contract's 422 shape: `{field: [messages]}`. */

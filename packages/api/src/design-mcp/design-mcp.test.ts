@@ -1,14 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { handleFetch } from "@shelf/server/edge/fetch";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import type { ApiEdge } from "../api-edge";
 import { createDesignToken } from "../auth/design-token-admin";
 import { createDesignApiEdge } from "../design-api";
-import { handleFetch } from "../edge/fetch";
-import type { Edge } from "../edge/pipeline";
 import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { randomScreens, seedRun } from "../testing/gallery";
@@ -23,7 +23,7 @@ import { designTools } from "./tools";
 
 let testDb: TestDatabase;
 /** The design host's one edge: the MCP endpoint is a route of the design router, beside the REST routes. */
-let edge: Edge;
+let edge: ApiEdge;
 const tokens: Record<string, string> = {};
 const MCP_URL = `${TEST_BASE_URL}/mcp`;
 
@@ -258,7 +258,7 @@ describe("design MCP", () => {
   });
 
   it("is documented without a session header, where the account MCP's operations list one", () => {
-    const headers = (document: Edge["document"], path: string, method: "post" | "delete") =>
+    const headers = (document: ApiEdge["document"], path: string, method: "post" | "delete") =>
       ((document.paths?.[path]?.[method]?.parameters ?? []) as { in: string; name: string }[])
         .filter((parameter) => parameter.in === "header")
         .map((parameter) => parameter.name);

@@ -1,15 +1,16 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { errorToResponse } from "@shelf/server/edge/results";
 import { callTRPCProcedure, initTRPC, TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resolveCredential } from "../auth/credential";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
+import { unwrapTrpcError } from "../errors";
 import { appRouter } from "../root";
 import { createAccountWithKey, createKey, createProduct, grantEntitlement, TEST_BASE_URL } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { directCall } from "./direct";
-import { errorToResponse } from "./results";
 
 let testDb: TestDatabase;
 let delivery: Delivery;
@@ -33,7 +34,7 @@ async function outcome(call: () => Promise<unknown>) {
   try {
     return { ok: masked(await call()) };
   } catch (error) {
-    const { status, body, unexpected } = errorToResponse(error);
+    const { status, body, unexpected } = errorToResponse(unwrapTrpcError(error));
     return { status, body, unexpected, trpc: error instanceof TRPCError ? error.code : null };
   }
 }

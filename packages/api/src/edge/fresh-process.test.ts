@@ -32,7 +32,7 @@ describe("input parsing does not depend on what ran before", () => {
     const script = `(async () => {
       const { createDb } = await import("@shelf/db");
       const { createEdge } = await import("./src/api-edge.ts");
-      const { handleFetch } = await import("./src/edge/fetch.ts");
+      const { handleFetch } = await import("@shelf/server/edge/fetch");
       const { createRateLimiter } = await import("@shelf/server/rate-limit");
       const { createTestRouter } = await import("./src/testing/test-router.ts");
       const { appRouter, createCaller } = await import("./src/root.ts");

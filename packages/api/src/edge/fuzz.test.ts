@@ -3,11 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { createEdgeServer, type EdgeServer } from "@shelf/server/edge/server";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import type { ApiEdge } from "../api-edge";
 import { createEdge } from "../api-edge";
 import { createDesignToken } from "../auth/design-token-admin";
 import { hashSecret } from "../auth/key-secret";
@@ -28,8 +30,6 @@ import {
 import { createTestDelivery } from "../testing/delivery";
 import { createAnswerChecker, requestsFor, sendOverSocket } from "../testing/fuzz";
 import { createTestRouter } from "../testing/test-router";
-import type { Edge } from "./pipeline";
-import { createEdgeServer, type EdgeServer } from "./server";
 
 /**
  * Property-based fuzzing driven by the OpenAPI document: every operation of every edge gets generated valid,
@@ -44,7 +44,7 @@ const RUNS_PER_OPERATION = Number(process.env.SHELF_FUZZ_RUNS ?? 200);
 
 let testDb: TestDatabase;
 let filesDir: string;
-const edges: Record<string, Edge> = {};
+const edges: Record<string, ApiEdge> = {};
 /** Each edge behind the server in front of it, as deployed: the answers Node and the server give are fuzzed too. */
 const servers: Record<string, { server: EdgeServer; port: number }> = {};
 let keys: string[] = [];
@@ -149,7 +149,7 @@ describe("fuzzing every operation of the document", () => {
     it(
       `${name}: no 5xx, the contract's JSON on errors, every answer (Node's own too) valid against the document`,
       async () => {
-        const edge = edges[name] as Edge;
+        const edge = edges[name] as ApiEdge;
         const { port } = servers[name] as { port: number };
         // biome-ignore lint/suspicious/noExplicitAny: the document is walked loosely
         const document = edge.document as any;

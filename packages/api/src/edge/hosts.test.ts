@@ -1,12 +1,12 @@
 import http from "node:http";
 import { hostNames, isForwardedHeader } from "@shelf/server/edge/hosts";
+import type { Edge } from "@shelf/server/edge/pipeline";
 import type { EdgeRequest } from "@shelf/server/edge/request";
+import { jsonResult } from "@shelf/server/edge/results";
+import { RouteTable } from "@shelf/server/edge/routes";
+import { createEdgeServer, type EdgeServer } from "@shelf/server/edge/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testLog } from "../testing";
-import type { Edge } from "./pipeline";
-import { jsonResult } from "./results";
-import { RouteTable } from "./routes";
-import { createEdgeServer, type EdgeServer } from "./server";
 
 /** An edge that answers every /api request with the headers it was handed: what the API would see. */
 function recordingEdge(): Edge {
@@ -37,7 +37,6 @@ function recordingEdge(): Edge {
         ),
       ),
     routes: new RouteTable([]),
-    document: {} as Edge["document"],
     ready: async () => true,
     close: async () => {},
   };

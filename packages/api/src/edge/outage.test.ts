@@ -1,6 +1,8 @@
 import { createDb, type DbHandle, schema } from "@shelf/db";
 import { createDatabaseHealth, type DatabaseHealth } from "@shelf/db/server";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { handleFetch } from "@shelf/server/edge/fetch";
+import { opsResult } from "@shelf/server/edge/ops";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,8 +20,6 @@ import {
 import { startDbProxy } from "../testing/db-proxy";
 import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { createTestRouter } from "../testing/test-router";
-import { handleFetch } from "./fetch";
-import { opsResult } from "./ops";
 
 /** The bound on any answer while the database is gone: the request deadline plus scheduling slack. */
 const STATEMENT_MS = 1000;

@@ -1,6 +1,7 @@
+import { RouteTable } from "@shelf/server/edge/routes";
 import { describe, expect, it } from "vitest";
 import { appRouter } from "../root";
-import { collectRoutes, type EdgeRoute, RouteTable } from "./routes";
+import { collectRoutes, type EdgeRoute } from "./routes";
 
 /** The table's answer as a plain scan of the routes in order would give it: the first route that matches. */
 function firstMatch(routes: readonly EdgeRoute[], method: string, path: string) {

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { handleFetch } from "@shelf/server/edge/fetch";
 import { createLogger } from "@shelf/server/log";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,6 @@ import { createAccountWithKey, createApiClient, createProduct, TEST_BASE_URL, te
 import { describeSecurityMatrix } from "../testing/security-matrix";
 import { createTestRouter } from "../testing/test-router";
 import { router } from "../trpc";
-import { handleFetch } from "./fetch";
 
 const filesDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-edge-files-"));
 const testRouter = createTestRouter({ filesDir });

@@ -8,12 +8,12 @@ import {
   type McpError,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_DB_DEADLINE_MS } from "@shelf/server/edge/pipeline";
 import type { EdgeRequest } from "@shelf/server/edge/request";
 import type { Logger } from "@shelf/server/log";
 import type { AnyRouter } from "@trpc/server";
 import type { AnyCaller } from "../auth/caller";
 import { createContext, type McpContext, type McpEndpoint, type RpcMessage } from "../context";
-import { DEFAULT_DB_DEADLINE_MS } from "../edge/pipeline";
 import { DomainError } from "../errors";
 import {
   callProcedureTool,

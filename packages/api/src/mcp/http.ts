@@ -3,18 +3,18 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { type CallToolResult, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { databaseUnavailable, withDeadline } from "@shelf/db";
 import type { EdgeRequest } from "@shelf/server/edge/request";
+import { type EdgeResult, errorToResponse } from "@shelf/server/edge/results";
 import { JsonText } from "@shelf/server/json-text";
 import type { Logger } from "@shelf/server/log";
 import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
 import type { Context } from "../context";
-import { type EdgeResult, errorToResponse } from "../edge/results";
-import { DomainError, ValidationError } from "../errors";
+import { DomainError, unwrapTrpcError, ValidationError } from "../errors";
 
 /*
  * What every MCP endpoint of this project does alike over HTTP (the account MCP, the design MCP): how a
  * transport-level refusal is answered, and how the SDK's transport is handed a request and its answer taken back.
- * Which hosts and origins may reach an endpoint (edge/hosts.ts) and how a JSON-RPC message is read from the body
- * (edge/json-rpc.ts) are the edge's, which reads them before any protocol.
+ * Which hosts and origins may reach an endpoint (the kit's edge/hosts.ts) and how a JSON-RPC message is read from
+ * the body (protocols/json-rpc.ts) are settled before any procedure runs.
  */
 
 /**
@@ -137,7 +137,7 @@ export async function callProcedureTool(options: {
   } catch (error) {
     const cause = error instanceof TRPCError && error.cause ? error.cause : error;
     if (cause instanceof DomainError || cause instanceof ValidationError || error instanceof TRPCError) {
-      const mapped = errorToResponse(error);
+      const mapped = errorToResponse(unwrapTrpcError(error));
       if (!mapped.unexpected) return toolError(mapped.body);
     }
     if (databaseUnavailable(error)) throw error;

@@ -3,12 +3,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { handleFetch } from "@shelf/server/edge/fetch";
+import type { Edge } from "@shelf/server/edge/pipeline";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountAbilities } from "../abilities";
 import { createAccountApiEdge } from "../account-api";
-import { handleFetch } from "../edge/fetch";
-import type { Edge } from "../edge/pipeline";
 import { appRouter } from "../root";
 import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
 import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";

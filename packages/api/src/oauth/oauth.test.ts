@@ -1,13 +1,13 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import { handleFetch } from "@shelf/server/edge/fetch";
+import type { Edge } from "@shelf/server/edge/pipeline";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
-import { handleFetch } from "../edge/fetch";
-import type { Edge } from "../edge/pipeline";
 import { pruneExpired } from "../housekeeping";
 import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
 import { approveAuthorization, checkAuthorizationRequest } from "./authorize";

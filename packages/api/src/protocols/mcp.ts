@@ -1,15 +1,16 @@
 import { allowedHostsFor, sameOrigin } from "@shelf/server/edge/hosts";
 import type { EdgeRequest } from "@shelf/server/edge/request";
+import type { EdgeResult } from "@shelf/server/edge/results";
 import { accountAbilities } from "../abilities";
 import type { ApiProtocol } from "../api-edge";
 import type { Credential } from "../auth/caller";
 import type { CredentialPolicy } from "../auth/credential";
-import { asJsonRpcError, readRpcMessage } from "../edge/json-rpc";
-import { type EdgeResult, errorResult } from "../edge/results";
 import type { EdgeRoute } from "../edge/routes";
+import { domainErrorResult } from "../errors";
 import { PROTECTED_RESOURCE_METADATA_PATH } from "../oauth/metadata";
 import { askedOrigin } from "../oauth/resource";
 import { accountMcpPolicy } from "../oauth/tokens";
+import { asJsonRpcError, readRpcMessage } from "./json-rpc";
 
 /** A refusal with what the endpoint's challenge is made of: the route, the request, the credential it carried. */
 type Refused = { result: EdgeResult; route: EdgeRoute; request: EdgeRequest; credential: Credential | undefined };
@@ -35,7 +36,7 @@ export function mcpProtocol(baseUrl: string, allowedHosts: readonly string[], te
   const { accept } = terms;
   return {
     speaks: (route) => route.meta.mcp !== undefined,
-    admit: (request) => (sameOrigin(request, hosts, base) ? undefined : errorResult("forbidden_origin")),
+    admit: (request) => (sameOrigin(request, hosts, base) ? undefined : domainErrorResult("forbidden_origin")),
     credentials: terms.credentials,
     ...(accept ? { accept: (credential: Credential, route: EdgeRoute) => accept(credential, route, base) } : {}),
     readBody: async (request, maxBodyBytes) => {

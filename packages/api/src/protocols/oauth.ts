@@ -1,5 +1,5 @@
+import type { EdgeResult, ErrorBody } from "@shelf/server/edge/results";
 import type { ApiProtocol } from "../api-edge";
-import type { EdgeResult, ErrorBody } from "../edge/results";
 
 /** Endpoints any browser may call (the authorization server's): no cookie is read, so any origin may. */
 const CORS = {

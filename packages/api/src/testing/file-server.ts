@@ -1,10 +1,10 @@
 import { createDb } from "@shelf/db";
+import { writeNode } from "@shelf/server/edge/node";
+import { errorResult } from "@shelf/server/edge/results";
+import { createEdgeServer } from "@shelf/server/edge/server";
 import { createLogger, readLogEnv } from "@shelf/server/log";
 import { createRateLimiter } from "@shelf/server/rate-limit";
 import { createEdge } from "../api-edge";
-import { writeNode } from "../edge/node";
-import { errorResult } from "../edge/results";
-import { createEdgeServer } from "../edge/server";
 import { createTestRouter } from "./test-router";
 
 /**

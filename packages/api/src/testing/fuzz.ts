@@ -1,8 +1,8 @@
 import net from "node:net";
+import type { EdgeResult } from "@shelf/server/edge/results";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
-import type { EdgeResult } from "../edge/results";
 
 type Schema = {
   $ref?: string;

@@ -1,4 +1,6 @@
 import type { Database } from "@shelf/db";
+import { fromFetch, toResponse } from "@shelf/server/edge/fetch";
+import type { Edge } from "@shelf/server/edge/pipeline";
 import { createLogger, type Logger, readLogEnv } from "@shelf/server/log";
 import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
 import { createAccountApiEdge } from "../account-api";
@@ -7,8 +9,6 @@ import { createGuessLimits, type GuessLimits } from "../auth/guess-limits";
 import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
-import { fromFetch, toResponse } from "../edge/fetch";
-import type { Edge } from "../edge/pipeline";
 import { createCaller } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { sharedTestDelivery } from "./delivery";

@@ -1,5 +1,6 @@
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
+import type { Edge } from "@shelf/server/edge/pipeline";
 import { jsonTextSchema } from "@shelf/server/json-text";
 import { plainKinds } from "@shelf/server/plain";
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
@@ -10,7 +11,6 @@ import { type AccountAbility, accountAbilities } from "../abilities";
 import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
-import type { Edge } from "../edge/pipeline";
 import { collectRoutes, type EdgeRoute } from "../edge/routes";
 import { type DomainErrorCode, domainErrors } from "../errors";
 import { createCallerFactory, type ListedRow, type Meta, type RequestExample } from "../trpc";

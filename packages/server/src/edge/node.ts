@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { EdgeRequest } from "@shelf/server/edge/request";
-import { isPumpable } from "@shelf/server/storage/pump";
-import { domainErrors } from "../errors";
-import { bodyLength, domainErrorBody, type EdgeResult, errorToResponse, isStream, jsonResult } from "./results";
+import { isPumpable } from "../storage/pump";
+import { edgeErrors } from "./errors";
+import type { EdgeRequest } from "./request";
+import { bodyLength, type EdgeResult, edgeErrorBody, errorToResponse, isStream, jsonResult } from "./results";
 
 /** A Node request as the edge reads it. The target must already be in origin form (see `originForm`). */
 export function fromNode(req: IncomingMessage, requestId?: string): EdgeRequest {
@@ -103,8 +103,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "request_timeout"
         : "malformed_request";
-  const { status } = domainErrors[code];
-  const body = JSON.stringify(domainErrorBody(code));
+  const { status } = edgeErrors[code];
+  const body = JSON.stringify(edgeErrorBody(code));
   // Every answer has a request id, as the document promises, even one made before there was a request.
   socket.end(
     `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

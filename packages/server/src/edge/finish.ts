@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { EdgeRequest } from "@shelf/server/edge/request";
 import { notModified } from "./file-answer";
+import type { EdgeRequest } from "./request";
 import { bodyLength, type EdgeResult } from "./results";
 
 /**

@@ -1,54 +1,63 @@
 import { randomUUID } from "node:crypto";
 import { type Database, withDeadline } from "@shelf/db";
-import { clientAddressOf } from "@shelf/server/edge/address";
-import { nulErrors, readParameters } from "@shelf/server/edge/input";
-import { type EdgeRequest, hasDotSegments, isWellEncoded, parseTarget } from "@shelf/server/edge/request";
-import { JsonText } from "@shelf/server/json-text";
-import type { Logger } from "@shelf/server/log";
-import type { PlainOutput } from "@shelf/server/plain";
-import type { RateLimiter } from "@shelf/server/rate-limit";
-import type { AnyRouter } from "@trpc/server";
-import type { Context } from "../context";
+import { JsonText } from "../json-text";
+import type { Logger } from "../log";
+import type { PlainOutput } from "../plain";
+import type { RateLimiter } from "../rate-limit";
+import { clientAddressOf } from "./address";
 import { BODY_METHODS, readRouteBody } from "./body";
-import { type DirectCall, directCall } from "./direct";
 import { failureResult, type HealthSignal, unavailableResult } from "./failure";
 import { plainResult } from "./file-answer";
 import { finish } from "./finish";
+import { nulErrors, readParameters } from "./input";
 import { consumeLimit, type OwnLimit, ownLimits } from "./limits";
-import { buildOpenApiDocument, type DocumentInfo, type OpenApiDocument } from "./openapi";
 import { type EdgeProtocol, protocolsByPath, type SpokenAt } from "./protocol";
-import { type EdgeResult, errorResult, jsonResult, validationBody } from "./results";
-import { type RouteInputs, routeInputs } from "./route-inputs";
-import { collectRoutes, type EdgeRoute, type RouteMatch, RouteTable } from "./routes";
+import { type EdgeRequest, hasDotSegments, isWellEncoded, parseTarget } from "./request";
+import { type EdgeResult, errorResult, jsonResult, type ResponseState, validationBody } from "./results";
+import { type OpenApiPaths, type RouteInputs, routeInputs } from "./route-inputs";
+import { type EdgeRoute, type EdgeRouteMeta, type RouteMatch, RouteTable } from "./routes";
 
 export type { HealthSignal } from "./failure";
 
 /** What the host knows of its callers, which the edge asks at the stages that need it. */
-export type EdgeCallers<Credential, Policy> = {
+export type EdgeCallers<Meta extends EdgeRouteMeta, Credential, Policy, Context> = {
   /** The credential a request carries, read as the route's protocol's policy says (the host's default without one). */
   credential: (request: EdgeRequest, policy: Policy | undefined, address: string) => Promise<Credential>;
   /** The rate limit's key for a credential; none for a request without a valid one (counted by its address). */
   limitKey: (credential: Credential) => string | undefined;
   /** Throws the 401 or 403 that refuses the credential the route, before a byte of the body is read. */
-  authorize: (route: EdgeRoute, credential: Credential) => void;
+  authorize: (route: EdgeRoute<Meta>, credential: Credential) => void;
   /** The procedure's context for a request. */
   context: (request: EdgeRequest, credential: Credential, requestId: string) => Context;
 };
 
-export type PipelineOptions<Credential, Policy> = {
-  /** The routers whose procedures declare REST routes in their meta. */
-  router: AnyRouter;
+/**
+ * A route's procedure, called with its context and its input (read only when the procedure asks for it); what it
+ * throws is the route's refusal. The host makes one per route when the edge is made.
+ */
+export type RouteCall<Context> = (context: Context, getRawInput: () => Promise<unknown>) => Promise<unknown>;
+
+export type PipelineOptions<Meta extends EdgeRouteMeta, Credential, Policy, Context extends { res: ResponseState }> = {
+  /** The host's routes, read from its own declarations. */
+  routes: readonly EdgeRoute<Meta>[];
+  /** Makes a route's call, once per route when the edge is made. */
+  call: (route: EdgeRoute<Meta>) => RouteCall<Context>;
+  /**
+   * The OpenAPI document the routes are described in, parsed and as served: each route's path, query and form fields
+   * are read as typed there. `path`: where the edge serves it, if it does.
+   */
+  document: { parsed: OpenApiPaths; text: string; path?: string };
+  /** What a host's framework wraps around what its procedures threw, taken off before the error is answered. */
+  unwrapError?: (error: unknown) => unknown;
   db: Database;
-  callers: EdgeCallers<Credential, Policy>;
-  /** The protocols some routes speak besides the contract's JSON (OAuth's endpoints, MCP), handed in by the host. */
-  protocols?: readonly EdgeProtocol<Credential, Policy>[];
+  callers: EdgeCallers<Meta, Credential, Policy, Context>;
+  /** The protocols some routes speak besides the contract's JSON, handed in by the host. */
+  protocols?: readonly EdgeProtocol<Credential, Policy, Meta>[];
   /** How long a request may wait for the database (credential lookup, then the procedure) before a 503. */
   dbDeadlineMs?: number;
   /** While the database is known to be down, requests get 503 at once instead of waiting for it. */
   health?: HealthSignal;
   log: Logger;
-  /** Public base URL, for the document's server. */
-  baseUrl: string;
   rateLimiter: RateLimiter;
   /**
    * Makes the limiter of a route's own limit (`meta.addressLimit`), once per name, when the edge is made: the
@@ -61,16 +70,13 @@ export type PipelineOptions<Credential, Policy> = {
   trustProxy?: boolean;
   /** Largest request body read (413 beyond); 1 MiB by default. */
   maxBodyBytes?: number;
-  /** Where the OpenAPI document is served, and its title. */
-  document?: { path: string; info: DocumentInfo };
 };
 
-export type Edge = {
+export type Edge<Meta extends EdgeRouteMeta = EdgeRouteMeta> = {
   handle: (request: EdgeRequest) => Promise<EdgeResult>;
   /** Whether a path is this edge's: one of its routes, or anything under the first segment of one (JSON 404s). */
   owns: (path: string) => boolean;
-  routes: RouteTable;
-  document: OpenApiDocument;
+  routes: RouteTable<Meta>;
   /** Resolves once the limiters of the routes' own limits reach their store; false if one did not in time. */
   ready: (timeoutMs?: number) => Promise<boolean>;
   /** Closes the limiters of the routes' own limits (their Redis connections). */
@@ -90,17 +96,21 @@ type Passage<Credential> = { request: EdgeRequest; requestId: string; credential
  * the socket, fetch-style handlers turn them into a `Response`.
  *
  * Inputs are parsed here, from the document's parameter types, into values the procedure's own schema then checks:
- * the procedure sees the same input whichever route ran before, and whether it was called over REST or through
- * `createCaller` (MCP tools).
+ * the procedure sees the same input whichever route ran before, and whether it was called over REST or straight from
+ * the host's own code (a tool of a protocol's endpoint).
  */
-export function createEdgePipeline<Credential, Policy>(options: PipelineOptions<Credential, Policy>): Edge {
+export function createEdgePipeline<
+  Meta extends EdgeRouteMeta,
+  Credential,
+  Policy,
+  Context extends { res: ResponseState },
+>(options: PipelineOptions<Meta, Credential, Policy, Context>): Edge<Meta> {
   const pipeline = new Pipeline(options);
   const own = [...pipeline.own.values()];
   return {
     handle: (request) => pipeline.handle(request),
     owns: ownsPath(pipeline.routes.routes),
     routes: pipeline.routes,
-    document: pipeline.document,
     ready: async (timeoutMs) => (await Promise.all(own.map(({ limiter }) => limiter.ready(timeoutMs)))).every(Boolean),
     close: async () => {
       await Promise.allSettled(own.map(({ limiter }) => limiter.close()));
@@ -109,27 +119,22 @@ export function createEdgePipeline<Credential, Policy>(options: PipelineOptions<
 }
 
 /** The stages, over what is read from the routes once: the document, each route's inputs, call and limits. */
-class Pipeline<Credential, Policy> {
-  readonly routes: RouteTable;
-  readonly document: OpenApiDocument;
+class Pipeline<Meta extends EdgeRouteMeta, Credential, Policy, Context extends { res: ResponseState }> {
+  readonly routes: RouteTable<Meta>;
   readonly own: Map<string, OwnLimit>;
-  private readonly documentBody: string;
   private readonly inputs: Map<EdgeRoute, RouteInputs>;
-  /** Each route's procedure, called without tRPC's generic runner (see `directCall`): the same levels, leaner. */
-  private readonly calls: Map<EdgeRoute, DirectCall>;
+  /** Each route's call, made once. */
+  private readonly calls: Map<EdgeRoute<Meta>, RouteCall<Context>>;
   /** The protocol each route speaks, if any (its meta says which, once). */
-  private readonly routeProtocols: Map<EdgeRoute, EdgeProtocol<Credential, Policy> | undefined>;
-  private readonly protocolOf: (path: string) => SpokenAt<Credential, Policy> | undefined;
+  private readonly routeProtocols: Map<EdgeRoute<Meta>, EdgeProtocol<Credential, Policy, Meta> | undefined>;
+  private readonly protocolOf: (path: string) => SpokenAt<Credential, Policy, Meta> | undefined;
   private readonly maxBodyBytes: number;
   private readonly dbDeadlineMs: number;
 
-  constructor(private readonly options: PipelineOptions<Credential, Policy>) {
-    this.routes = new RouteTable(collectRoutes(options.router));
-    const info = options.document?.info ?? { title: "API", description: "", version: "1" };
-    this.document = buildOpenApiDocument(options.router, this.routes.routes, options.baseUrl, info);
-    this.documentBody = JSON.stringify(this.document);
-    this.inputs = routeInputs(this.document, this.routes.routes);
-    this.calls = new Map(this.routes.routes.map((route) => [route, directCall(options.router, route.procedure)]));
+  constructor(private readonly options: PipelineOptions<Meta, Credential, Policy, Context>) {
+    this.routes = new RouteTable(options.routes);
+    this.inputs = routeInputs(options.document.parsed, this.routes.routes);
+    this.calls = new Map(this.routes.routes.map((route) => [route, options.call(route)]));
     const protocols = options.protocols ?? [];
     this.protocolOf = protocolsByPath(this.routes.routes, protocols);
     this.routeProtocols = new Map(
@@ -169,7 +174,7 @@ class Pipeline<Credential, Policy> {
     }
     const path = url.pathname;
     const method = request.method === "HEAD" ? "GET" : request.method;
-    if (document && method === "GET" && path === document.path) return this.documentAnswer();
+    if (method === "GET" && path === document.path) return this.documentAnswer();
     // Origin: the protocol of the path may refuse a request before anything is looked up (DNS rebinding).
     const refused = this.protocolOf(path)?.protocol.admit?.(request);
     if (refused) return refused;
@@ -199,7 +204,7 @@ class Pipeline<Credential, Policy> {
     return {
       status: 200,
       headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
-      body: this.documentBody,
+      body: this.options.document.text,
     };
   }
 
@@ -216,7 +221,7 @@ class Pipeline<Credential, Policy> {
    * counts another way, and the route's own per-address limit.
    */
   private async countRequest(
-    route: EdgeRoute | undefined,
+    route: EdgeRoute<Meta> | undefined,
     request: EdgeRequest,
     credential: Credential,
     headers: Record<string, string>,
@@ -234,7 +239,7 @@ class Pipeline<Credential, Policy> {
   }
 
   private async callRoute(
-    { route, params }: RouteMatch,
+    { route, params }: RouteMatch<Meta>,
     url: URL,
     passage: Passage<Credential>,
     credential: Credential,
@@ -276,7 +281,7 @@ class Pipeline<Credential, Policy> {
     const context = this.options.callers.context(request, credential, requestId);
     let output: unknown;
     try {
-      const call = this.calls.get(route) as DirectCall;
+      const call = this.calls.get(route) as RouteCall<Context>;
       output = await withDeadline(
         call(context, async () => input),
         this.dbDeadlineMs,
@@ -288,7 +293,12 @@ class Pipeline<Credential, Policy> {
   }
 
   private failure(error: unknown, requestId: string): EdgeResult {
-    return failureResult(error, { log: this.options.log, health: this.options.health, requestId });
+    const { unwrapError } = this.options;
+    return failureResult(unwrapError ? unwrapError(error) : error, {
+      log: this.options.log,
+      health: this.options.health,
+      requestId,
+    });
   }
 
   private address(request: EdgeRequest): string {
@@ -297,7 +307,12 @@ class Pipeline<Credential, Policy> {
 }
 
 /** A procedure's output as the route's answer: JSON (already serialised, or not), or a plain output as HTTP. */
-function routeAnswer(route: EdgeRoute, output: unknown, context: Context, request: EdgeRequest): EdgeResult {
+function routeAnswer(
+  route: EdgeRoute,
+  output: unknown,
+  context: { res: ResponseState },
+  request: EdgeRequest,
+): EdgeResult {
   const headers = { ...context.res.headers };
   const status = context.res.status ?? route.meta.successStatus ?? 200;
   if (route.kind !== "json") return plainResult(output as PlainOutput, status, headers, request);

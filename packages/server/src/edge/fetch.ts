@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
-import type { EdgeRequest } from "@shelf/server/edge/request";
 import type { Edge } from "./pipeline";
+import type { EdgeRequest } from "./request";
 import { type EdgeResult, isStream } from "./results";
 
 /** A fetch `Request` as the edge reads it (Next route handlers, tests). */

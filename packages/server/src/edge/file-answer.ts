@@ -1,7 +1,7 @@
-import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "@shelf/server/edge/range";
-import type { EdgeRequest } from "@shelf/server/edge/request";
-import { contentDisposition, type FileOutput, type PlainOutput } from "@shelf/server/plain";
-import { domainErrorBody, type EdgeResult, jsonResult } from "./results";
+import { contentDisposition, type FileOutput, type PlainOutput } from "../plain";
+import { contentRange, evaluateRange, ifRangeHolds, multipartRanges } from "./range";
+import type { EdgeRequest } from "./request";
+import { type EdgeResult, edgeErrorBody, jsonResult } from "./results";
 
 /** A plain route's output (a redirect, a text, a stored file) as HTTP. */
 export function plainResult(
@@ -51,7 +51,7 @@ function fileResult(file: FileOutput, base: Record<string, string>, request: Edg
     ? evaluateRange(request.header("range"), file.size)
     : ({ kind: "full" } as const);
   if (decision.kind === "unsatisfiable") {
-    return jsonResult(416, domainErrorBody("range_not_satisfiable"), {
+    return jsonResult(416, edgeErrorBody("range_not_satisfiable"), {
       "accept-ranges": "bytes",
       "content-range": `bytes */${file.size}`,
     });

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import type { EdgeRequest } from "@shelf/server/edge/request";
-import type { Metrics } from "@shelf/server/metrics";
+import type { Metrics } from "../metrics";
+import type { EdgeRequest } from "./request";
 import { type EdgeResult, errorResult, jsonResult } from "./results";
 
 /** Whether this instance should get traffic, and what was checked. */

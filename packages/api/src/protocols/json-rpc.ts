@@ -1,7 +1,7 @@
 import { type EdgeRequest, readBody } from "@shelf/server/edge/request";
+import { type EdgeResult, type ErrorBody, jsonResult } from "@shelf/server/edge/results";
 import { JSON_TYPE, parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
 import { type DomainErrorCode, domainErrors } from "../errors";
-import { type EdgeResult, type ErrorBody, jsonResult } from "./results";
 
 /**
  * One JSON-RPC message from the body: JSON (415 otherwise) within the size limit (413), parsed under the nesting

@@ -1,5 +1,5 @@
 import { databaseDown, databaseUnavailable } from "@shelf/db";
-import type { Logger } from "@shelf/server/log";
+import type { Logger } from "../log";
 import { type EdgeResult, errorResult, errorToResponse, jsonResult } from "./results";
 
 /** What the edge needs to know of the database's health (see @shelf/db/server createDatabaseHealth). */

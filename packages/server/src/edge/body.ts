@@ -1,8 +1,8 @@
-import { formValues, type JsonSchema } from "@shelf/server/edge/input";
-import { readMultipart } from "@shelf/server/edge/multipart";
-import { type EdgeRequest, FORM_TYPE, MULTIPART_TYPE, parseForm, readBody, utf8 } from "@shelf/server/edge/request";
-import { type ClientJson, JSON_TYPE, parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
+import { type ClientJson, JSON_TYPE, parseClientJson, TOO_DEEP } from "../json-text";
+import { formValues, type JsonSchema } from "./input";
+import { readMultipart } from "./multipart";
 import type { ProtocolBody } from "./protocol";
+import { type EdgeRequest, FORM_TYPE, MULTIPART_TYPE, parseForm, readBody, utf8 } from "./request";
 import { errorResult, jsonResult, validationBody } from "./results";
 import type { EdgeRoute } from "./routes";
 

@@ -1,6 +1,8 @@
-import { type JsonSchema, type OpenApiParameter, type ParamSpec, paramSpecs } from "@shelf/server/edge/input";
-import type { OpenApiDocument } from "./openapi";
+import { type JsonSchema, type OpenApiParameter, type ParamSpec, paramSpecs } from "./input";
 import type { EdgeRoute } from "./routes";
+
+/** What the edge reads of an OpenAPI document: its operations' parameters and request bodies, by path and method. */
+export type OpenApiPaths = { paths?: Record<string, unknown> };
 
 /** How a route's inputs are read: its path and query parameters' types, and its form body's fields' types. */
 export type RouteInputs = { params: ParamSpec[]; formProperties: Record<string, JsonSchema> };
@@ -11,7 +13,7 @@ type Operation = {
 };
 
 /** Each route's inputs, read once from the OpenAPI document the routes are described in. */
-export function routeInputs(document: OpenApiDocument, routes: readonly EdgeRoute[]): Map<EdgeRoute, RouteInputs> {
+export function routeInputs(document: OpenApiPaths, routes: readonly EdgeRoute[]): Map<EdgeRoute, RouteInputs> {
   const inputs = new Map<EdgeRoute, RouteInputs>();
   for (const route of routes) {
     const item = document.paths?.[route.documentPath] as Record<string, Operation> | undefined;

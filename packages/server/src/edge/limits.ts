@@ -1,4 +1,4 @@
-import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
+import { createRateLimiter, type RateLimiter } from "../rate-limit";
 import { type EdgeResult, errorResult } from "./results";
 import type { EdgeRoute } from "./routes";
 
