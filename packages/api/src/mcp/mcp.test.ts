@@ -24,14 +24,20 @@ let testDb: TestDatabase;
 let edge: Edge;
 const MCP_URL = `${TEST_BASE_URL}/api/mcp`;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  edge = createAccountApiEdge({
+/** The account API's edge on this file's database, with a rate limit of `points` and any other option named. */
+function accountEdge(points: number, options: { maxBodyBytes?: number } = {}): Edge {
+  return createAccountApiEdge({
     db: testDb.db,
     baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    rateLimiter: createRateLimiter({ points }),
     log: testLog,
+    ...options,
   });
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  edge = accountEdge(1_000_000);
 });
 afterAll(() => testDb.drop());
 
@@ -61,12 +67,7 @@ const initialize = MCP_INITIALIZE;
 
 describe("account MCP", () => {
   it("refuses a JSON-RPC batch (2025-11-25 has none), for one unit of the rate limit", async () => {
-    const limited = createAccountApiEdge({
-      db: testDb.db,
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 3 }),
-      log: testLog,
-    });
+    const limited = accountEdge(3);
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read", "products.read"] });
     const send = (body: unknown) =>
       handleFetch(
@@ -362,13 +363,7 @@ describe("account MCP", () => {
   });
 
   it("answers a body over the limit 413 with a JSON-RPC error (never 'not valid JSON'), with the common headers", async () => {
-    const small = createAccountApiEdge({
-      db: testDb.db,
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 1000 }),
-      log: testLog,
-      maxBodyBytes: 1024,
-    });
+    const small = accountEdge(1000, { maxBodyBytes: 1024 });
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const request = (body: string) =>
       handleFetch(
