@@ -11,7 +11,7 @@ import { handleFetch } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
 import { appRouter } from "../root";
 import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
-import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
+import { edgeFetcher, MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { accountTools } from "./tools";
 
 /**
@@ -41,13 +41,7 @@ beforeAll(async () => {
 });
 afterAll(() => testDb.drop());
 
-/** fetch, answered by the edge (the host header is the URL's, as a real client sends it). */
-const edgeFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const request = new Request(input, init);
-  const headers = new Headers(request.headers);
-  headers.set("host", new URL(request.url).host);
-  return handleFetch(edge, new Request(request, { headers }), "203.0.113.9");
-};
+const edgeFetch = edgeFetcher(() => edge, "203.0.113.9");
 
 async function connect(key: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
