@@ -2,12 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { CollectLang, CollectViewport, ColorMode } from "@shelf/db/enums";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import type { ArtifactStore } from "@shelf/server/storage/store";
 import type { Delivery } from "../delivery";
-import { createDesignApiEdge } from "../design-api";
 import { replayRun } from "../design-gallery/replay";
-import { createApiClient, TEST_BASE_URL, testLog } from "./harness";
+import { createApiClient, createTestDesignEdge } from "./harness";
 import { mulberry32 } from "./mulberry32";
 
 /*
@@ -239,12 +237,6 @@ export async function seedRun(
 
 /** The design API's edge over a test database, with a rate limit no test reaches, and a client that sends it requests. */
 export function galleryApi(db: Database, delivery: Delivery) {
-  const edge = createDesignApiEdge({
-    db,
-    delivery,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-  });
+  const edge = createTestDesignEdge(db, { delivery });
   return { edge, request: createApiClient(db, { edge }) };
 }

@@ -2,11 +2,13 @@ import type { Database } from "@shelf/db";
 import { createLogger, type Logger, readLogEnv } from "@shelf/server/log";
 import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
 import { createAccountApiEdge } from "../account-api";
+import type { HostEdgeOptions } from "../api-edge";
 import { resolveCredential } from "../auth/credential";
 import { createGuessLimits, type GuessLimits } from "../auth/guess-limits";
 import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
+import { createDesignApiEdge } from "../design-api";
 import { fromFetch, toResponse } from "../edge/fetch";
 import type { Edge } from "../edge/pipeline";
 import { createCaller } from "../root";
@@ -38,6 +40,20 @@ export type ApiRequestOptions = {
   /** Send `path` as the request target byte for byte (no dot-segment removal or escaping, as curl --path-as-is). */
   rawTarget?: boolean;
 };
+
+/**
+ * The design API's edge over a test database: the test log, a rate limit no test reaches, and what else the test
+ * names (a delivery where its routes serve files, a collection lease of its own).
+ */
+export function createTestDesignEdge(db: Database, options: Partial<HostEdgeOptions> = {}): Edge {
+  return createDesignApiEdge({
+    db,
+    baseUrl: TEST_BASE_URL,
+    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    log: testLog,
+    ...options,
+  });
+}
 
 /**
  * Real `Request`s through an edge: by default the account API, as the web app mounts it, delivering from the given
