@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { galleryMask, gallerySearch, refreshGalleryCounts } from "@shelf/api";
+import { mulberry32 } from "@shelf/api/testing/mulberry32";
 import type { Database } from "@shelf/db";
 import type postgres from "postgres";
 
@@ -20,14 +21,7 @@ export type GalleryBenchData = {
 
 /** mulberry32: the same gallery on every run. */
 function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   /** An index below `n`, low ones far likelier (a long tail). */
   const skewed = (n: number, power = 2) => Math.floor(n * next() ** power);
   const pick = <T>(list: readonly T[], power = 1) => list[skewed(list.length, power)] as T;

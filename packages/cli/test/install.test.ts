@@ -93,11 +93,36 @@ async function publish(on: ShelfServer, productId: number, version: string, file
   return publishing.publishRelease(on.db, on.delivery, { productId, version, filename }, Readable.from([bytes]));
 }
 
+type ProxySettings = ShelfServer["proxy"]["settings"];
+
+/**
+ * `shelf install --json` of a product while the download proxy misbehaves as `settings` say. Those settings are put
+ * back as they were however the install ends, so a failed test leaves no misbehaving proxy to the next one.
+ */
+async function installWhile(settings: Partial<ProxySettings>, productId: number, env: ShelfEnv) {
+  const before = Object.fromEntries(Object.keys(settings).map((name) => [name, server.proxy.settings[name as never]]));
+  Object.assign(server.proxy.settings, settings);
+  try {
+    return await shelf(["install", String(productId), "--json"], env);
+  } finally {
+    Object.assign(server.proxy.settings, before);
+  }
+}
+
 /** An account with a key holding every account ability, and a home for the client using it. */
 async function user(on: ShelfServer = server) {
   const { account, key } = await createAccountWithKey(on.db, { abilities: [...accountAbilities] });
   const home = await makeHome();
   return { account, key, home, env: shelfEnv(home, { SHELF_BASE_URL: on.baseUrl, SHELF_API_KEY: key }) };
+}
+
+/** An account entitled to a managed-directory product whose one release (1.0.0 unless named) is `size` random bytes. */
+async function managedRelease(size: number, filename = "data.bin", version = "1.0.0") {
+  const { account, env } = await user();
+  const product = await productWith(server, account.id, "managed-directory");
+  const bytes = randomBytes(size);
+  await publish(server, product.id, version, filename, bytes);
+  return { account, env, product, bytes };
 }
 
 const exists = (file: string) =>
@@ -211,18 +236,9 @@ describe("shelf install", () => {
   });
 
   it("starts over cleanly when the server answers a resumed download with the whole file (200, not 206)", async () => {
-    const { account, env } = await user();
-    const product = await productWith(server, account.id, "managed-directory");
-    const bytes = randomBytes(200_000);
-    await publish(server, product.id, "1.0.0", "whole.bin", bytes);
+    const { env, product, bytes } = await managedRelease(200_000, "whole.bin");
     server.proxy.settings.cutAfter = 120_000;
-    server.proxy.settings.stripRange = true;
-    let result: Awaited<ReturnType<typeof shelf>>;
-    try {
-      result = await shelf(["install", String(product.id), "--json"], env);
-    } finally {
-      server.proxy.settings.stripRange = false;
-    }
+    const result = await installWhile({ stripRange: true }, product.id, env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("The server sent the whole file instead of the rest: starting over.");
     const output = json(InstallOutput, result);
@@ -233,13 +249,7 @@ describe("shelf install", () => {
     const { account, env } = await user();
     const product = await productWith(server, account.id, "managed-directory");
     await publish(server, product.id, "1.0.0", "data.bin", randomBytes(50_000));
-    server.proxy.settings.tamper = true;
-    let result: Awaited<ReturnType<typeof shelf>>;
-    try {
-      result = await shelf(["install", String(product.id), "--json"], env);
-    } finally {
-      server.proxy.settings.tamper = false;
-    }
+    const result = await installWhile({ tamper: true }, product.id, env);
     expect(result.code).toBe(8);
     expect(json(ErrorOutput, result).error.code).toBe("checksum_mismatch");
     const data = path.join(env.XDG_DATA_HOME as string, "shelf");
@@ -250,10 +260,7 @@ describe("shelf install", () => {
   });
 
   it("renews a link that expired in the middle of a download from a new install plan", async () => {
-    const { account, env } = await user();
-    const product = await productWith(server, account.id, "managed-directory");
-    const bytes = randomBytes(300_000);
-    await publish(server, product.id, "2.0.0", "payload.bin", bytes);
+    const { env, product, bytes } = await managedRelease(300_000, "payload.bin", "2.0.0");
     // Half the file, then the connection drops once the link's life has passed on the server's clock.
     server.proxy.settings.cutAfter = 150_000;
     server.proxy.settings.ranges = [];
@@ -356,21 +363,13 @@ describe("shelf install", () => {
 
 describe("downloads that misbehave", () => {
   it("refuses a download longer than the plan says at once (exit 8), instead of fetching it again and again", async () => {
-    const { account, env } = await user();
-    const product = await productWith(server, account.id, "managed-directory");
-    const bytes = randomBytes(40_000);
-    await publish(server, product.id, "1.0.0", "data.bin", bytes);
+    const { account, env, product, bytes } = await managedRelease(40_000);
     let asked = 0;
-    server.proxy.settings.answer = () => {
+    const answer = () => {
       asked++;
       return rawAnswer("200 OK", { "content-type": "application/octet-stream" }, Buffer.concat([bytes, bytes]));
     };
-    let result: Awaited<ReturnType<typeof shelf>>;
-    try {
-      result = await shelf(["install", String(product.id), "--json"], env);
-    } finally {
-      server.proxy.settings.answer = null;
-    }
+    const result = await installWhile({ answer }, product.id, env);
     expect(result.code, result.stderr).toBe(8);
     expect(json(ErrorOutput, result).error).toMatchObject({ code: "size_mismatch", exit_code: 8 });
     expect(result.stderr).toContain("longer than the 40.0 KB (40000 bytes) the service published");
@@ -381,19 +380,10 @@ describe("downloads that misbehave", () => {
   });
 
   it("waits out a 429 of the download as Retry-After asks, saying how long", async () => {
-    const { account, env } = await user();
-    const product = await productWith(server, account.id, "managed-directory");
-    const bytes = randomBytes(30_000);
-    await publish(server, product.id, "1.0.0", "data.bin", bytes);
+    const { env, product, bytes } = await managedRelease(30_000);
     let limited = 0;
-    server.proxy.settings.answer = () =>
-      limited++ === 0 ? rawAnswer("429 Too Many Requests", { "retry-after": "1" }) : null;
-    let result: Awaited<ReturnType<typeof shelf>>;
-    try {
-      result = await shelf(["install", String(product.id), "--json"], env);
-    } finally {
-      server.proxy.settings.answer = null;
-    }
+    const answer = () => (limited++ === 0 ? rawAnswer("429 Too Many Requests", { "retry-after": "1" }) : null);
+    const result = await installWhile({ answer }, product.id, env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("rate limiting this client: waiting 1 s as it asks (Retry-After)");
     expect(limited).toBe(2);
@@ -402,21 +392,10 @@ describe("downloads that misbehave", () => {
   });
 
   it("keeps resuming a download that is cut again and again as long as each attempt brings bytes", async () => {
-    const { account, env } = await user();
-    const product = await productWith(server, account.id, "managed-directory");
-    const bytes = randomBytes(200_000);
-    await publish(server, product.id, "1.0.0", "data.bin", bytes);
+    const { env, product, bytes } = await managedRelease(200_000);
     // Nine cuts, more than the six retries a download that gets nowhere is given.
-    server.proxy.settings.cutAfter = 20_000;
-    server.proxy.settings.recut = 8;
     const cutsBefore = server.proxy.settings.cuts;
-    let result: Awaited<ReturnType<typeof shelf>>;
-    try {
-      result = await shelf(["install", String(product.id), "--json"], env);
-    } finally {
-      server.proxy.settings.cutAfter = null;
-      server.proxy.settings.recut = 0;
-    }
+    const result = await installWhile({ cutAfter: 20_000, recut: 8 }, product.id, env);
     expect(result.code, result.stderr).toBe(0);
     expect(server.proxy.settings.cuts - cutsBefore).toBe(9);
     const output = json(InstallOutput, result);

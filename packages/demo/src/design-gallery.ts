@@ -4,10 +4,11 @@ import { fileURLToPath } from "node:url";
 import { DomainError } from "@shelf/api";
 import { type CollectAgent, failRun, openRun, putAsset, putCapture } from "@shelf/api/routers/design-collect/service";
 import { submitRun } from "@shelf/api/routers/design-collect/submit";
+import { CaptureFields } from "@shelf/api/schemas/capture-fields";
 import { CaptureMeta } from "@shelf/api/schemas/capture-meta";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
-import { captureImageTypes, captureOutcomes, collectApps, collectLangs, collectViewports } from "@shelf/db/enums";
+import { captureImageTypes, collectApps, collectLangs, collectViewports } from "@shelf/db/enums";
 import type { ArtifactStore } from "@shelf/server/storage/store";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
@@ -36,16 +37,7 @@ const SavedRun = z.object({
   assets: z.array(z.object({ sha256: Sha256, type: z.enum(["css", "js"]), url: z.string(), file: FileName })),
   captures: z.array(
     z.object({
-      key: z.string(),
-      url: z.string(),
-      viewport: z.enum(collectViewports),
-      lang: z.enum(collectLangs),
-      auth: z.boolean(),
-      outcome: z.enum(captureOutcomes),
-      message: z.string().nullable(),
-      login_stage: z.boolean().nullable(),
-      saved_state: z.boolean().nullable(),
-      final_url: z.string().nullable(),
+      ...CaptureFields.shape,
       http_status: z.number().int().nullable(),
       meta: CaptureMeta,
       image: z.object({ file: FileName, type: z.enum(captureImageTypes) }),

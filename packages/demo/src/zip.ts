@@ -26,6 +26,22 @@ const DOS_TIME = 0;
 
 export type ZipEntry = { path: string; content: Buffer };
 
+/**
+ * The fields a local header and its central directory record share, in the same order (from "version needed to
+ * extract" to "file name length"), written at `at`: 4 in a local header, 6 in a central record.
+ */
+function writeSharedFields(header: Buffer, at: number, fields: { crc: number; size: number; nameLength: number }) {
+  header.writeUInt16LE(10, at); // version needed: 1.0 (stored)
+  header.writeUInt16LE(0x0800, at + 2); // flags: UTF-8 names
+  header.writeUInt16LE(0, at + 4); // method: stored
+  header.writeUInt16LE(DOS_TIME, at + 6);
+  header.writeUInt16LE(DOS_DATE, at + 8);
+  header.writeUInt32LE(fields.crc, at + 10);
+  header.writeUInt32LE(fields.size, at + 14); // compressed size: the same, as nothing is compressed
+  header.writeUInt32LE(fields.size, at + 18);
+  header.writeUInt16LE(fields.nameLength, at + 22);
+}
+
 /** A zip archive of these files (paths with `/`, in this order), each stored, with UTF-8 names. */
 export function zipArchive(entries: ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
@@ -35,30 +51,15 @@ export function zipArchive(entries: ZipEntry[]): Buffer {
     const name = Buffer.from(entry.path, "utf8");
     const crc = crc32(entry.content);
     const size = entry.content.length;
+    const shared = { crc, size, nameLength: name.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(10, 4); // version needed: 1.0 (stored)
-    local.writeUInt16LE(0x0800, 6); // flags: UTF-8 names
-    local.writeUInt16LE(0, 8); // method: stored
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(size, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeSharedFields(local, 4, shared);
     local.writeUInt16LE(0, 28); // extra field length
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, spec 2.0 (so the mode below is read)
-    central.writeUInt16LE(10, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(0, 10);
-    central.writeUInt16LE(DOS_TIME, 12);
-    central.writeUInt16LE(DOS_DATE, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(size, 20);
-    central.writeUInt32LE(size, 24);
-    central.writeUInt16LE(name.length, 28);
+    writeSharedFields(central, 6, shared);
     // extra, comment, disk number, internal attributes: 0
     central.writeUInt32LE(((0o100644 << 16) >>> 0) as number, 38); // external attributes: a regular file, rw-r--r--
     central.writeUInt32LE(offset, 42);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { CaptureMeta } from "@shelf/api/schemas";
-import type { CaptureOutcome, CollectApp, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
+import type { CaptureFields } from "@shelf/api/schemas/capture-fields";
+import type { CollectApp, CollectAssetType, CollectLang, CollectViewport } from "@shelf/db/enums";
 import type { ImageInfo } from "./image-info";
 
 /** What a run sets out to collect: the body of `POST /api/agent/collect/runs`. */
@@ -10,17 +11,7 @@ export type RunOptions = { apps: CollectApp[] | null; viewports: CollectViewport
 export type CollectedAsset = { sha256: string; type: CollectAssetType; url: string; bytes: Buffer };
 
 /** One page at one viewport, language and signed-in state: the fields of a capture upload. */
-export type CollectedCapture = {
-  key: string;
-  url: string;
-  viewport: CollectViewport;
-  lang: CollectLang;
-  auth: boolean;
-  outcome: CaptureOutcome;
-  message: string | null;
-  login_stage: boolean | null;
-  saved_state: boolean | null;
-  final_url: string | null;
+export type CollectedCapture = CaptureFields & {
   http_status: number | null;
   meta: CaptureMeta;
   image: ImageInfo & { bytes: Buffer };

@@ -159,6 +159,18 @@ const holdLock = () =>
 
 const noWait = async () => {};
 
+/** Uploads the saved run to a design host, keeping what the upload logs (its lines joined, for matching). */
+async function uploadLogged(to: { url: string; token: string }, sleep?: (ms: number) => Promise<void>) {
+  const lines: string[] = [];
+  const submitted = await uploadRunFolder(dir, {
+    designUrl: to.url,
+    token: to.token,
+    log: (line) => lines.push(line),
+    sleep,
+  });
+  return { submitted, log: lines.join("\n") };
+}
+
 describe("a saved run uploaded with the loader to the real design host", () => {
   it("opens a run, sends each asset once, then each capture with every field, then submits; the host replays it", async () => {
     const submitted = await uploadRunFolder(dir, { designUrl: host.url, token: host.token });
@@ -238,12 +250,7 @@ describe("a saved run uploaded with the loader to the real design host", () => {
     // Three requests a token may make in two seconds: the fourth of the upload is refused until the window ends.
     const limited = await startDesignHost(testDb, { rateLimit: { points: 3, windowSeconds: 2 } });
     try {
-      const log: string[] = [];
-      const submitted = await uploadRunFolder(dir, {
-        designUrl: limited.url,
-        token: limited.token,
-        log: (line) => log.push(line),
-      });
+      const { submitted, log } = await uploadLogged(limited);
       expect(submitted.status).toBe("replayed");
       const refused = limited.proxy.requests.filter((request) => request.status === 429);
       expect(refused.length).toBeGreaterThanOrEqual(1);
@@ -253,7 +260,7 @@ describe("a saved run uploaded with the loader to the real design host", () => {
       const retried = limited.proxy.requests.slice(first + 1).find((request) => request.status !== 429);
       expect(retried).toMatchObject({ path: refused[0]?.path, status: 201 });
       expect(refused[0]?.retryAfter).toMatch(/^[12]$/);
-      expect(log.join("\n")).toContain(`HTTP 429, trying again in ${refused[0]?.retryAfter} s`);
+      expect(log).toContain(`HTTP 429, trying again in ${refused[0]?.retryAfter} s`);
     } finally {
       await limited.close();
     }
@@ -266,15 +273,9 @@ describe("a saved run uploaded with the loader to the real design host", () => {
       if (path.endsWith("/captures") && ++captures === 1) await host.database.cut();
     });
     const waits: number[] = [];
-    const log: string[] = [];
-    const submitted = await uploadRunFolder(dir, {
-      designUrl: host.url,
-      token: host.token,
-      log: (line) => log.push(line),
-      sleep: async (ms) => {
-        waits.push(ms);
-        await host.database.restore();
-      },
+    const { submitted, log } = await uploadLogged(host, async (ms) => {
+      waits.push(ms);
+      await host.database.restore();
     });
     expect(submitted).toMatchObject({ status: "replayed", counts: { captures: 2 } });
     const captureAnswers = host.proxy.requests.filter((request) => request.path.endsWith("/captures"));
@@ -284,7 +285,7 @@ describe("a saved run uploaded with the loader to the real design host", () => {
       [201, null],
     ]);
     expect(waits).toEqual([2000]);
-    expect(log.join("\n")).toMatch(/upload capture \w{40} .*: HTTP 503, trying again in 2 s/);
+    expect(log).toMatch(/upload capture \w{40} .*: HTTP 503, trying again in 2 s/);
   });
 
   it("sends an upload again when its answer was lost, and takes the host's 200 for the repeat", async () => {
@@ -296,13 +297,7 @@ describe("a saved run uploaded with the loader to the real design host", () => {
       lose.splice(lose.indexOf(first), 1);
       return "lose-answer";
     });
-    const log: string[] = [];
-    const submitted = await uploadRunFolder(dir, {
-      designUrl: host.url,
-      token: host.token,
-      log: (line) => log.push(line),
-      sleep: noWait,
-    });
+    const { submitted, log } = await uploadLogged(host, noWait);
     const id = submitted.id;
     expect(submitted).toMatchObject({ status: "replayed", counts: { captures: 2, assets: 2 } });
     expect(host.answers()).toEqual([
@@ -317,21 +312,20 @@ describe("a saved run uploaded with the loader to the real design host", () => {
     ]);
     expect(await assetsOf(id)).toHaveLength(2);
     expect(await capturesOf(id)).toHaveLength(2);
-    expect(log.join("\n")).toMatch(
+    expect(log).toMatch(
       /upload asset http:\/\/127\.0\.0\.1:3000\/a\.css: fetch failed \(other side closed\); trying again/,
     );
   });
 
   it("reads the run back when the submit's answer is lost, and takes the replay the host did all the same", async () => {
     host.proxy.setHook(({ path }) => (path.endsWith("/submit") ? "lose-answer" : "pass"));
-    const log: string[] = [];
-    const submitted = await uploadRunFolder(dir, { designUrl: host.url, token: host.token, log: (l) => log.push(l) });
+    const { submitted, log } = await uploadLogged(host);
     const { id } = await newestRun();
     expect(submitted).toMatchObject({ id, status: "replayed", counts: { captures: 2, assets: 2 } });
     expect(submitted.replay).toEqual((await newestRun()).replay);
     // Submitting is not repeated (a second submit is 409): the run is read instead.
     expect(host.answers().slice(-2)).toEqual([`/runs/${id}/submit 200 lost`, `/runs/${id} 200`]);
-    expect(log.join("\n")).toContain(`the submit's answer was lost; run ${id} was submitted all the same: replayed`);
+    expect(log).toContain(`the submit's answer was lost; run ${id} was submitted all the same: replayed`);
   });
 
   it("follows a replay that outlasts the submit (answered replaying) until it ends, and takes its outcome", async () => {
@@ -346,18 +340,12 @@ describe("a saved run uploaded with the loader to the real design host", () => {
       await holder`select pg_advisory_unlock(${GALLERY_LOCK})`;
     };
     try {
-      const log: string[] = [];
-      const submitted = await uploadRunFolder(dir, {
-        designUrl: host.url,
-        token: host.token,
-        log: (line) => log.push(line),
-        sleep: async (ms) => {
-          await release();
-          await new Promise((resolve) => setTimeout(resolve, ms));
-        },
+      const { submitted, log } = await uploadLogged(host, async (ms) => {
+        await release();
+        await new Promise((resolve) => setTimeout(resolve, ms));
       });
       const { id } = await newestRun();
-      expect(log.join("\n")).toContain(`submitted run ${id}; its replay goes on, waiting for it`);
+      expect(log).toContain(`submitted run ${id}; its replay goes on, waiting for it`);
       expect(submitted).toMatchObject({ id, status: "replayed", counts: { captures: 2 } });
       expect(submitted.replay).toEqual((await newestRun()).replay);
       const answers = host.answers();

@@ -11,7 +11,7 @@ import { accountAbilities } from "../abilities";
 import { createAccountApiEdge } from "../account-api";
 import { appRouter } from "../root";
 import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
-import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
+import { edgeFetcher, MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { accountTools } from "./tools";
 
 /**
@@ -24,24 +24,24 @@ let testDb: TestDatabase;
 let edge: Edge;
 const MCP_URL = `${TEST_BASE_URL}/api/mcp`;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  edge = createAccountApiEdge({
+/** The account API's edge on this file's database, with a rate limit of `points` and any other option named. */
+function accountEdge(points: number, options: { maxBodyBytes?: number } = {}): Edge {
+  return createAccountApiEdge({
     db: testDb.db,
     baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    rateLimiter: createRateLimiter({ points }),
     log: testLog,
+    ...options,
   });
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  edge = accountEdge(1_000_000);
 });
 afterAll(() => testDb.drop());
 
-/** fetch, answered by the edge (the host header is the URL's, as a real client sends it). */
-const edgeFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const request = new Request(input, init);
-  const headers = new Headers(request.headers);
-  headers.set("host", new URL(request.url).host);
-  return handleFetch(edge, new Request(request, { headers }), "203.0.113.9");
-};
+const edgeFetch = edgeFetcher(() => edge, "203.0.113.9");
 
 async function connect(key: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
@@ -61,12 +61,7 @@ const initialize = MCP_INITIALIZE;
 
 describe("account MCP", () => {
   it("refuses a JSON-RPC batch (2025-11-25 has none), for one unit of the rate limit", async () => {
-    const limited = createAccountApiEdge({
-      db: testDb.db,
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 3 }),
-      log: testLog,
-    });
+    const limited = accountEdge(3);
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read", "products.read"] });
     const send = (body: unknown) =>
       handleFetch(
@@ -362,13 +357,7 @@ describe("account MCP", () => {
   });
 
   it("answers a body over the limit 413 with a JSON-RPC error (never 'not valid JSON'), with the common headers", async () => {
-    const small = createAccountApiEdge({
-      db: testDb.db,
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 1000 }),
-      log: testLog,
-      maxBodyBytes: 1024,
-    });
+    const small = accountEdge(1000, { maxBodyBytes: 1024 });
     const { key } = await createAccountWithKey(testDb.db, { abilities: ["mcp.read"] });
     const request = (body: string) =>
       handleFetch(

@@ -76,6 +76,11 @@ function token(fields: Record<string, string>, at: { edge?: Edge; address?: stri
   );
 }
 
+/** A refresh token grant, sent by the client the grant was approved for. */
+function refreshToken(grant: { clientId: string }, issued: string) {
+  return token({ grant_type: "refresh_token", refresh_token: issued, client_id: grant.clientId });
+}
+
 function pkce() {
   const verifier = randomBytes(32).toString("base64url");
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
@@ -1066,8 +1071,7 @@ describe("where tokens work", () => {
   it("answers refreshes racing with one refresh token with one successor pair, never a fork of the grant", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
-    const refresh = () =>
-      token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId });
+    const refresh = () => refreshToken(grant, issued.body.refresh_token);
     // The token's row is held from another connection until all five requests wait on it: they are certain to race.
     const holder = postgres(testDb.url, { max: 2, onnotice: () => {} });
     let racing: Promise<Awaited<ReturnType<typeof refresh>>[]> | undefined;
@@ -1110,8 +1114,7 @@ describe("where tokens work", () => {
   it("revokes the grant on reuse within the grace once the host has used the new access token", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
-    const refresh = (refreshToken: string) =>
-      token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: grant.clientId });
+    const refresh = (issuedToken: string) => refreshToken(grant, issuedToken);
     const first = await refresh(issued.body.refresh_token);
     recordSecret(first.body.access_token);
     recordSecret(first.body.refresh_token);
@@ -1142,8 +1145,7 @@ describe("where tokens work", () => {
   it("revokes the grant on reuse after the grace", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
-    const refresh = () =>
-      token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: grant.clientId });
+    const refresh = () => refreshToken(grant, issued.body.refresh_token);
     const first = await refresh();
     expect(first.status).toBe(200);
     recordSecret(first.body.access_token);
@@ -1157,8 +1159,7 @@ describe("where tokens work", () => {
   it("revokes the grant on reuse within the grace once the host has used the new refresh token", async () => {
     const grant = await approved();
     const issued = await exchange(grant);
-    const refresh = (refreshToken: string) =>
-      token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: grant.clientId });
+    const refresh = (issuedToken: string) => refreshToken(grant, issuedToken);
     const first = await refresh(issued.body.refresh_token);
     const second = await refresh(first.body.refresh_token);
     expect(second.status).toBe(200);

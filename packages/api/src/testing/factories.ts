@@ -1,26 +1,34 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { type Ability, accountAbilities } from "../abilities";
 import { createApiKey } from "../auth/key-issuing";
 import { recordSecret } from "./secrets";
 
 const unique = () => randomBytes(4).toString("hex");
 
+/** Inserts one row and returns it as stored: each factory below is this, with defaults of its own. */
+async function insertOne<T extends PgTable>(
+  db: Database,
+  table: T,
+  values: T["$inferInsert"],
+): Promise<T["$inferSelect"]> {
+  const [row] = await db.insert(table).values(values).returning();
+  return row as T["$inferSelect"];
+}
+
 export async function createAccount(db: Database, values: Partial<typeof schema.accounts.$inferInsert> = {}) {
-  const [account] = await db
-    .insert(schema.accounts)
-    .values({ email: `user-${unique()}@example.test`, name: "Test User", ...values })
-    .returning();
-  return account as typeof schema.accounts.$inferSelect;
+  return insertOne(db, schema.accounts, { email: `user-${unique()}@example.test`, name: "Test User", ...values });
 }
 
 export async function createProduct(db: Database, values: Partial<typeof schema.products.$inferInsert> = {}) {
-  const [product] = await db
-    .insert(schema.products)
-    .values({ name: `Product ${unique()}`, unitPriceCents: 1000, currency: "USD", ...values })
-    .returning();
-  return product as typeof schema.products.$inferSelect;
+  return insertOne(db, schema.products, {
+    name: `Product ${unique()}`,
+    unitPriceCents: 1000,
+    currency: "USD",
+    ...values,
+  });
 }
 
 export async function grantEntitlement(
@@ -29,11 +37,7 @@ export async function grantEntitlement(
   productId: number,
   values: Partial<typeof schema.entitlements.$inferInsert> = {},
 ) {
-  const [entitlement] = await db
-    .insert(schema.entitlements)
-    .values({ accountId, productId, grantType: "purchase", ...values })
-    .returning();
-  return entitlement as typeof schema.entitlements.$inferSelect;
+  return insertOne(db, schema.entitlements, { accountId, productId, grantType: "purchase", ...values });
 }
 
 /**
@@ -52,27 +56,15 @@ export async function createRelease(
         artifactSize: 1,
       }
     : {};
-  const [release] = await db
-    .insert(schema.releases)
-    .values({ productId, version: "1.0.0", channel: "stable", ...artifact, ...values })
-    .returning();
-  return release as typeof schema.releases.$inferSelect;
+  return insertOne(db, schema.releases, { productId, version: "1.0.0", channel: "stable", ...artifact, ...values });
 }
 
 export async function createCategory(db: Database, values: Partial<typeof schema.categories.$inferInsert> = {}) {
-  const [category] = await db
-    .insert(schema.categories)
-    .values({ name: `Category ${unique()}`, ...values })
-    .returning();
-  return category as typeof schema.categories.$inferSelect;
+  return insertOne(db, schema.categories, { name: `Category ${unique()}`, ...values });
 }
 
 export async function createTag(db: Database, values: Partial<typeof schema.tags.$inferInsert> = {}) {
-  const [tag] = await db
-    .insert(schema.tags)
-    .values({ name: `Tag ${unique()}`, ...values })
-    .returning();
-  return tag as typeof schema.tags.$inferSelect;
+  return insertOne(db, schema.tags, { name: `Tag ${unique()}`, ...values });
 }
 
 export type KeyOptions = {

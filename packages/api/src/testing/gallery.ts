@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import type { CollectLang, CollectViewport, ColorMode } from "@shelf/db/enums";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import type { ArtifactStore } from "@shelf/server/storage/store";
 import type { Delivery } from "../delivery";
-import { createDesignApiEdge } from "../design-api";
 import { replayRun } from "../design-gallery/replay";
-import { createApiClient, TEST_BASE_URL, testLog } from "./harness";
+import { createApiClient, createTestDesignEdge } from "./harness";
+import { mulberry32 } from "./mulberry32";
 
 /*
  * Galleries for tests, made the way collectors make them: runs of captures (images, HTML and CSS in the real store)
@@ -40,14 +39,7 @@ export type ScreenSpec = {
 
 /** A small deterministic generator (mulberry32): the same seed draws the same gallery. */
 export function seededRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (below: number) => Math.floor(next() * below);
   const pick = <T>(list: readonly T[]): T => list[int(list.length)] as T;
   const some = <T>(list: readonly T[], most: number): T[] => {
@@ -245,12 +237,6 @@ export async function seedRun(
 
 /** The design API's edge over a test database, with a rate limit no test reaches, and a client that sends it requests. */
 export function galleryApi(db: Database, delivery: Delivery) {
-  const edge = createDesignApiEdge({
-    db,
-    delivery,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-  });
+  const edge = createTestDesignEdge(db, { delivery });
   return { edge, request: createApiClient(db, { edge }) };
 }

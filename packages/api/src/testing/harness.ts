@@ -4,11 +4,13 @@ import type { Edge } from "@shelf/server/edge/pipeline";
 import { createLogger, type Logger, readLogEnv } from "@shelf/server/log";
 import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
 import { createAccountApiEdge } from "../account-api";
+import type { ApiEdge, HostEdgeOptions } from "../api-edge";
 import { resolveCredential } from "../auth/credential";
 import { createGuessLimits, type GuessLimits } from "../auth/guess-limits";
 import { sessionCaller, startWebSession } from "../auth/web-session";
 import { createContext } from "../context";
 import type { Delivery } from "../delivery";
+import { createDesignApiEdge } from "../design-api";
 import { createCaller } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { sharedTestDelivery } from "./delivery";
@@ -38,6 +40,20 @@ export type ApiRequestOptions = {
   /** Send `path` as the request target byte for byte (no dot-segment removal or escaping, as curl --path-as-is). */
   rawTarget?: boolean;
 };
+
+/**
+ * The design API's edge over a test database: the test log, a rate limit no test reaches, and what else the test
+ * names (a delivery where its routes serve files, a collection lease of its own).
+ */
+export function createTestDesignEdge(db: Database, options: Partial<HostEdgeOptions> = {}): ApiEdge {
+  return createDesignApiEdge({
+    db,
+    baseUrl: TEST_BASE_URL,
+    rateLimiter: createRateLimiter({ points: 1_000_000 }),
+    log: testLog,
+    ...options,
+  });
+}
 
 /**
  * Real `Request`s through an edge: by default the account API, as the web app mounts it, delivering from the given

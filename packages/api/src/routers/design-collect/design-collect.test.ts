@@ -1,13 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { schema } from "@shelf/db";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDesignToken, revokeDesignToken } from "../../auth/design-token-admin";
 import type { Delivery } from "../../delivery";
-import { createDesignApiEdge } from "../../design-api";
-import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
+import { contractMismatch, createApiClient, createTestDelivery, createTestDesignEdge } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
 import { AssetAnswer, CaptureAnswer, COLLECT_LIMITS, RunAnswer } from "./schemas";
 import { fixture, handMadePng } from "./test-images";
@@ -17,15 +15,7 @@ let testDb: TestDatabase;
 let delivery: Delivery;
 let request: ReturnType<typeof createApiClient>;
 
-const edgeOf = (collectLeaseSeconds?: number) =>
-  createDesignApiEdge({
-    db: testDb.db,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-    delivery,
-    collectLeaseSeconds,
-  });
+const edgeOf = (collectLeaseSeconds?: number) => createTestDesignEdge(testDb.db, { delivery, collectLeaseSeconds });
 
 beforeAll(async () => {
   testDb = await createTestDatabase();

@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../../auth/design-token-admin";
 import type { Delivery } from "../../delivery";
-import { createDesignApiEdge } from "../../design-api";
-import { contractMismatch, createApiClient, createTestDelivery, TEST_BASE_URL, testLog } from "../../testing";
+import { contractMismatch, createApiClient, createTestDelivery, createTestDesignEdge } from "../../testing";
 import { type ScreenSpec, seedRun, type VariantState } from "../../testing/gallery";
 import { recordSecret } from "../../testing/secrets";
 import { RunAnswer } from "./schemas";
@@ -41,13 +39,7 @@ const light = (viewport: VariantState["viewport"], lang: VariantState["lang"]): 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   delivery = await createTestDelivery();
-  const edge = createDesignApiEdge({
-    db: testDb.db,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-    delivery,
-  });
+  const edge = createTestDesignEdge(testDb.db, { delivery });
   request = createApiClient(testDb.db, { edge });
   const screens: ScreenSpec[] = PAGES.map((page, index) => ({
     app: "design",

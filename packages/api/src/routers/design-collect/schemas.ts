@@ -11,6 +11,7 @@ import {
 } from "@shelf/db/enums";
 import { parseClientJson, TOO_DEEP } from "@shelf/server/json-text";
 import { z } from "zod";
+import { CaptureFields } from "../../schemas/capture-fields";
 import { CaptureMeta } from "../../schemas/capture-meta";
 import { DateTime, hasControlCharacter, IdParam } from "../../schemas/common";
 import { UploadedFileSchema } from "../../schemas/upload";
@@ -248,16 +249,7 @@ export type CollectAssetData = z.infer<typeof CollectAssetData>;
 export const CollectCaptureData = z
   .object({
     id: z.int(),
-    key: z.string(),
-    url: z.string(),
-    viewport: z.enum(collectViewports),
-    lang: z.enum(collectLangs),
-    auth: z.boolean(),
-    outcome: z.enum(captureOutcomes),
-    message: z.string().nullable(),
-    login_stage: z.boolean().nullable(),
-    saved_state: z.boolean().nullable(),
-    final_url: z.string().nullable(),
+    ...CaptureFields.shape,
     http_status: z.int().nullable(),
     meta: CaptureMeta.nullable(),
     image: z.object({

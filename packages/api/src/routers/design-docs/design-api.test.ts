@@ -1,10 +1,9 @@
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDesignToken } from "../../auth/design-token-admin";
-import { createDesignApiEdge, designRouter } from "../../design-api";
+import { designRouter } from "../../design-api";
 import { collectRoutes } from "../../edge/routes";
-import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
+import { createApiClient, createTestDesignEdge } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
 
 /** The design host's agent API over HTTP: real Requests through its edge, design agent tokens only. */
@@ -14,12 +13,7 @@ let account: ReturnType<typeof createApiClient>;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  const edge = createDesignApiEdge({
-    db: testDb.db,
-    baseUrl: TEST_BASE_URL,
-    rateLimiter: createRateLimiter({ points: 1_000_000 }),
-    log: testLog,
-  });
+  const edge = createTestDesignEdge(testDb.db);
   request = createApiClient(testDb.db, { edge });
   account = createApiClient(testDb.db);
 });

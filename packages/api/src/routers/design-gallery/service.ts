@@ -110,6 +110,23 @@ type VariantRow = {
 
 type TermRow = { kind: GalleryTermKind; slug: string; label: string; generic: boolean; uses: number };
 
+/**
+ * The terms a screen or an app uses, most used first. Both link tables (`gallery_screen_terms`,
+ * `gallery_app_terms`) count a term's uses the same way, so one query reads either.
+ */
+function termsOf(db: Database, owner: "screen" | "app", id: number): Promise<TermRow[]> {
+  const link = sql.identifier(`gallery_${owner}_terms`);
+  const ownerId = sql.identifier(`${owner}_id`);
+  return sqlRows<TermRow>(
+    db,
+    sql`
+      select t.kind, t.slug, t.label, t.generic, link.uses from ${link} link
+      join gallery_terms t on t.id = link.term_id
+      where link.${ownerId} = ${id}
+      order by link.uses desc, t.slug COLLATE "C"`,
+  );
+}
+
 /** A screen by id, whatever its status: its variants with their evidence, its terms, and its page's history. */
 export async function getScreen(db: Database, links: GalleryLinks, id: number): Promise<GalleryScreenDetail> {
   const [screen] = await sqlRows<DetailRow>(
@@ -138,14 +155,7 @@ export async function getScreen(db: Database, links: GalleryLinks, id: number): 
         where v.screen_id = ${id}
         order by ${VARIANT_ORDER}`,
     ),
-    sqlRows<TermRow>(
-      db,
-      sql`
-        select t.kind, t.slug, t.label, t.generic, st.uses from gallery_screen_terms st
-        join gallery_terms t on t.id = st.term_id
-        where st.screen_id = ${id}
-        order by st.uses desc, t.slug COLLATE "C"`,
-    ),
+    termsOf(db, "screen", id),
     sqlRows<{ id: number; run_id: number; status: "current" | "replaced" | "removed"; captured_at: string }>(
       db,
       sql`
@@ -252,14 +262,7 @@ export async function getApp(db: Database, links: GalleryLinks, id: number) {
         where f.app_id = ${id} and f.status = 'current'
         order by f.kind, f.slug COLLATE "C", fs.position`,
     ),
-    sqlRows<TermRow>(
-      db,
-      sql`
-        select t.kind, t.slug, t.label, t.generic, at.uses from gallery_app_terms at
-        join gallery_terms t on t.id = at.term_id
-        where at.app_id = ${id}
-        order by at.uses desc, t.slug COLLATE "C"`,
-    ),
+    termsOf(db, "app", id),
   ]);
   const cards = screens.map((row) => cardOf(row, links));
   const byId = new Map(cards.map((card) => [card.id, card]));

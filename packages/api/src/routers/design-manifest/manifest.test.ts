@@ -3,13 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { createDesignToken } from "../../auth/design-token-admin";
-import { createDesignApiEdge } from "../../design-api";
 import { readApiEnv } from "../../env";
-import { createApiClient, TEST_BASE_URL, testLog } from "../../testing";
+import { createApiClient, createTestDesignEdge, TEST_BASE_URL } from "../../testing";
 import { recordSecret } from "../../testing/secrets";
 import { CollectRunData } from "../design-collect/schemas";
 import { writeVersion } from "../design-docs/service";
@@ -21,14 +19,7 @@ let dir: string;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  request = createApiClient(testDb.db, {
-    edge: createDesignApiEdge({
-      db: testDb.db,
-      baseUrl: TEST_BASE_URL,
-      rateLimiter: createRateLimiter({ points: 1_000_000 }),
-      log: testLog,
-    }),
-  });
+  request = createApiClient(testDb.db, { edge: createTestDesignEdge(testDb.db) });
   dir = mkdtempSync(path.join(tmpdir(), "shelf-skill-"));
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { schema } from "@shelf/db";
 import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { DomainError, isUniqueViolation, parseInput } from "../../errors";
+import { ProductListingFields } from "../../schemas/product-listing";
 
 const { products } = schema;
 
@@ -31,14 +32,7 @@ export const CreateProductInput = z.object({
 export type CreateProductInput = z.input<typeof CreateProductInput>;
 
 export const ProductRecord = z.object({
-  id: z.number().int(),
-  slug: z.string().nullable(),
-  name: z.string(),
-  kind: z.string(),
-  description: z.string().nullable(),
-  unit_price_cents: z.number().int(),
-  list_price_cents: z.number().int().nullable(),
-  currency: z.string(),
+  ...ProductListingFields.shape,
   published: z.boolean(),
   device_limit: z.number().int().nullable(),
   purchase_url: z.string().nullable(),

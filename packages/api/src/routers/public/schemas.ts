@@ -1,6 +1,7 @@
 import { releaseChannels } from "@shelf/db/enums";
 import { z } from "zod";
 import { DateTime } from "../../schemas/common";
+import { ProductListingFields } from "../../schemas/product-listing";
 
 export { DisclosureData, PublicDisclosureData } from "../../schemas/disclosure";
 
@@ -57,14 +58,7 @@ export const LineageData = z
       description: z.string().nullable(),
       products: z.array(
         z.object({
-          id: z.number().int(),
-          slug: z.string().nullable(),
-          name: z.string(),
-          kind: z.string(),
-          description: z.string().nullable(),
-          unit_price_cents: z.number().int(),
-          list_price_cents: z.number().int().nullable(),
-          currency: z.string(),
+          ...ProductListingFields.shape,
           platforms: z.array(z.string()),
           latest_version: z.string().nullable(),
           released_at: DateTime.nullable(),

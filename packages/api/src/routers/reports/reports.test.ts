@@ -307,20 +307,10 @@ describe("POST /api/support/reports", () => {
     expect(incomplete.status).toBe(422);
     expect(Object.keys(incomplete.body.errors).sort()).toEqual(["detail", "summary"]);
 
-    const garbled = await request("/api/support/reports", {
-      method: "POST",
-      key,
-      headers: { "content-type": "multipart/form-data; boundary=nothing-here" },
-      rawBody: "this is not a form",
-    });
+    const garbled = await postRaw(key, "multipart/form-data; boundary=nothing-here", "this is not a form");
     expect(garbled.status).toBe(400);
     expect(garbled.body.error).toBe("malformed_request");
-    const xml = await request("/api/support/reports", {
-      method: "POST",
-      key,
-      headers: { "content-type": "text/xml" },
-      rawBody: "<report/>",
-    });
+    const xml = await postRaw(key, "text/xml", "<report/>");
     expect(xml.status).toBe(415);
     expect(xml.body.message).toMatch(/multipart\/form-data/);
   });
@@ -328,18 +318,17 @@ describe("POST /api/support/reports", () => {
   it("reads multipart text fields as UTF-8 only: other bytes are 422, as in JSON, whatever charset a part declares", async () => {
     const { key } = await reporter();
     const form = (summary: Buffer, partType = "") =>
-      request("/api/support/reports", {
-        method: "POST",
+      postRaw(
         key,
-        headers: { "content-type": "multipart/form-data; boundary=b" },
-        rawBody: Buffer.concat([
+        "multipart/form-data; boundary=b",
+        Buffer.concat([
           Buffer.from('--b\r\nContent-Disposition: form-data; name="kind"\r\n\r\napp_report\r\n'),
           Buffer.from('--b\r\nContent-Disposition: form-data; name="detail"\r\n\r\nSee the summary.\r\n'),
           Buffer.from(`--b\r\nContent-Disposition: form-data; name="summary"\r\n${partType}\r\n`),
           summary,
           Buffer.from("\r\n--b--\r\n"),
         ]),
-      });
+      );
     const latin1 = Buffer.from("Caf\xe9 crashes", "latin1");
     for (const [summary, partType] of [
       [latin1, ""],
@@ -361,12 +350,12 @@ describe("POST /api/support/reports", () => {
 async function multipart(key: string, form: FormData) {
   const encoded = new Response(form);
   const body = new Uint8Array(await encoded.arrayBuffer());
-  return request("/api/support/reports", {
-    method: "POST",
-    key,
-    headers: { "content-type": encoded.headers.get("content-type") as string },
-    rawBody: body,
-  });
+  return postRaw(key, encoded.headers.get("content-type") as string, body);
+}
+
+/** A report body sent as it is, under the content type named. */
+function postRaw(key: string, contentType: string, rawBody: string | Uint8Array) {
+  return request("/api/support/reports", { method: "POST", key, headers: { "content-type": contentType }, rawBody });
 }
 
 describe("withdrawing from an order (the billing page)", () => {
