@@ -1,6 +1,6 @@
-import type { ArtifactStore, SigningKeySource } from "@shelf/api";
+import { type ArtifactStore, accounts, type SigningKeySource } from "@shelf/api";
 import type { Database } from "@shelf/db";
-import { type OptionValues, requiredInteger } from "./args";
+import { type OptionValues, requiredInteger, requiredString } from "./args";
 
 export type CommandContext = {
   db: Database;
@@ -61,6 +61,37 @@ export function byIdCommand<T extends Record<string, unknown>>(spec: {
       return async ({ db }) => {
         const record = await spec.act(db, id);
         return { json: record, text: spec.describe(record) };
+      };
+    },
+  };
+}
+
+/**
+ * A command that records something for one account named by its email (`--email E`, read first, so that a missing
+ * email is the first complaint): `input` reads and checks the other options, `act` writes the record with the
+ * account's id, and the record is the JSON output and, through `describe` (given the account's stored email), the
+ * text. Like `byIdCommand`, each command still writes out its synopsis and options for the documents' check.
+ */
+export function forAccountCommand<I extends object, T extends Record<string, unknown>>(spec: {
+  name: string;
+  summary: string;
+  synopsis: string;
+  details?: string[];
+  options: Record<string, OptionSpec>;
+  input: (values: OptionValues) => I;
+  act: (db: Database, input: I & { accountId: number }) => Promise<T>;
+  describe: (record: T, email: string) => string;
+}): Command {
+  const { input, act, describe, ...command } = spec;
+  return {
+    ...command,
+    prepare(values) {
+      const email = requiredString(values, "email");
+      const read = input(values);
+      return async ({ db }) => {
+        const account = await accounts.requireAccountByEmail(db, email);
+        const record = await act(db, { accountId: account.id, ...read });
+        return { json: record, text: describe(record, account.email) };
       };
     },
   };

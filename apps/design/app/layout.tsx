@@ -1,18 +1,18 @@
 import { PageDocument } from "@shelf/web-kit/document";
 import { LanguageSwitch } from "@shelf/web-kit/language-switch";
-import type { Metadata, Viewport } from "next";
+import { siteMetadata, siteViewport } from "@shelf/web-kit/site-head";
 import { NextIntlClientProvider } from "next-intl";
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import "@shelf/web-kit/base.css";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: { default: "Shelf Design", template: "%s · Shelf Design" },
-  description: "The design host: captures of the product's own pages, design documents, and the agents that keep them.",
-};
+export const metadata = siteMetadata(
+  "Shelf Design",
+  "The design host: captures of the product's own pages, design documents, and the agents that keep them.",
+);
 
-export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+export const viewport = siteViewport;
 
 /** Every page reads the language per request (and gets the request's CSP nonce on its scripts). */
 export const dynamic = "force-dynamic";

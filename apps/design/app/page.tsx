@@ -1,4 +1,5 @@
 import { ActionLinks } from "@shelf/web-kit/action-links";
+import { CardSection } from "@shelf/web-kit/card-section";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
@@ -21,8 +22,7 @@ export default async function Home() {
         <p className="lead">{t("lead")}</p>
       </section>
 
-      <section className="card" aria-labelledby="agent-api">
-        <h2 id="agent-api">{t("agentApi.title")}</h2>
+      <CardSection id="agent-api" title={t("agentApi.title")}>
         <p>{t("agentApi.body")}</p>
         <ul className="roles">
           {ROLES.map((role) => (
@@ -39,25 +39,23 @@ export default async function Home() {
           main={{ href: "/docs/api", label: t("agentApi.reference") }}
           other={{ href: "/api/openapi.json", label: t("agentApi.document") }}
         />
-      </section>
+      </CardSection>
 
-      <section className="card" aria-labelledby="gallery">
-        <h2 id="gallery">{t("gallery.title")}</h2>
+      <CardSection id="gallery" title={t("gallery.title")}>
         <p>{t("gallery.body")}</p>
         <p className="actions">
           <a href="/screens" className="button">
             {t("gallery.open")}
           </a>
         </p>
-      </section>
+      </CardSection>
 
-      <section className="card" aria-labelledby="skill">
-        <h2 id="skill">{t("skill.title")}</h2>
+      <CardSection id="skill" title={t("skill.title")}>
         <p>{t.rich("skill.body", { code })}</p>
         <p>
           <code>/.well-known/agent-skills/index.json</code>
         </p>
-      </section>
+      </CardSection>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { PageDocument } from "@shelf/web-kit/document";
 import { LanguageSwitch } from "@shelf/web-kit/language-switch";
-import type { Metadata, Viewport } from "next";
+import { siteMetadata, siteViewport } from "@shelf/web-kit/site-head";
 import { NextIntlClientProvider } from "next-intl";
 import { getLocale, getTimeZone, getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
@@ -15,12 +15,9 @@ import { getRuntime } from "../src/runtime";
 import "@shelf/web-kit/base.css";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: { default: "Shelf", template: "%s · Shelf" },
-  description: "Sell and deliver software: licensing, distribution, MCP and Sparkle.",
-};
+export const metadata = siteMetadata("Shelf", "Sell and deliver software: licensing, distribution, MCP and Sparkle.");
 
-export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+export const viewport = siteViewport;
 
 /** Every page reads the session and the language per request. */
 export const dynamic = "force-dynamic";

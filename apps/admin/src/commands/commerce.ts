@@ -1,4 +1,4 @@
-import { accounts, orderAdmin, subscriptionAdmin } from "@shelf/api";
+import { orderAdmin, subscriptionAdmin } from "@shelf/api";
 import {
   flag,
   optionalDate,
@@ -8,11 +8,11 @@ import {
   requiredString,
   UsageError,
 } from "../args";
-import { byIdCommand, type Command } from "../command";
+import { byIdCommand, type Command, forAccountCommand } from "../command";
 
 const money = (cents: number, currency: string) => `${cents} ${currency} (minor units)`;
 
-export const orderCreate: Command = {
+export const orderCreate = forAccountCommand({
   name: "order:create",
   summary: "Record an order of a product, with its item, invoice and the entitlement it grants",
   synopsis:
@@ -31,12 +31,11 @@ export const orderCreate: Command = {
     "discount-cents": { type: "string" },
     "receipt-url": { type: "string" },
   },
-  prepare(values) {
-    const email = requiredString(values, "email");
+  input(values) {
     const status = optionalString(values, "status") ?? "paid";
     if (status !== "paid" && status !== "pending")
       throw new UsageError(`--status must be paid or pending, got "${status}".`);
-    const input = {
+    return {
       productId: requiredInteger(values, "product", { min: 1 }),
       quantity: optionalInteger(values, "quantity", { min: 1 }),
       currency: optionalString(values, "currency"),
@@ -44,17 +43,13 @@ export const orderCreate: Command = {
       discountCents: optionalInteger(values, "discount-cents"),
       receiptUrl: optionalString(values, "receipt-url"),
     };
-    return async ({ db }) => {
-      const account = await accounts.requireAccountByEmail(db, email);
-      const order = await orderAdmin.createOrder(db, { accountId: account.id, ...input });
-      const vat = order.vat_cents === null ? "" : `, VAT ${order.vat_cents} of it`;
-      return {
-        json: order,
-        text: `Recorded order ${order.number} (id ${order.id}, ${order.status}) for ${account.email}: ${money(order.total_cents, order.currency)}${vat}; invoice ${order.invoice.number}; ${order.entitlement_ids.length} entitlement(s) granted.`,
-      };
-    };
   },
-};
+  act: orderAdmin.createOrder,
+  describe: (order, email) => {
+    const vat = order.vat_cents === null ? "" : `, VAT ${order.vat_cents} of it`;
+    return `Recorded order ${order.number} (id ${order.id}, ${order.status}) for ${email}: ${money(order.total_cents, order.currency)}${vat}; invoice ${order.invoice.number}; ${order.entitlement_ids.length} entitlement(s) granted.`;
+  },
+});
 
 export const orderRefund = byIdCommand({
   name: "order:refund",
@@ -65,7 +60,7 @@ export const orderRefund = byIdCommand({
     `Refunded order ${refunded.number} at ${refunded.refunded_at}: ${refunded.revoked_entitlement_ids.length} entitlement(s) revoked.`,
 });
 
-export const invoiceCreate: Command = {
+export const invoiceCreate = forAccountCommand({
   name: "invoice:create",
   summary: "Record an invoice of an account",
   synopsis:
@@ -79,28 +74,20 @@ export const invoiceCreate: Command = {
     subscription: { type: "string" },
     due: { type: "string" },
   },
-  prepare(values) {
-    const email = requiredString(values, "email");
-    const input = {
-      totalCents: requiredInteger(values, "total-cents"),
-      currency: requiredString(values, "currency"),
-      status: optionalString(values, "status") as "open" | undefined,
-      orderId: optionalInteger(values, "order", { min: 1 }),
-      subscriptionId: optionalInteger(values, "subscription", { min: 1 }),
-      dueAt: optionalDate(values, "due"),
-    };
-    return async ({ db }) => {
-      const account = await accounts.requireAccountByEmail(db, email);
-      const invoice = await orderAdmin.createInvoice(db, { accountId: account.id, ...input });
-      return {
-        json: invoice,
-        text: `Recorded invoice ${invoice.number} (id ${invoice.id}, ${invoice.status}) for ${account.email}: ${money(invoice.total_cents, invoice.currency)}.`,
-      };
-    };
-  },
-};
+  input: (values) => ({
+    totalCents: requiredInteger(values, "total-cents"),
+    currency: requiredString(values, "currency"),
+    status: optionalString(values, "status") as "open" | undefined,
+    orderId: optionalInteger(values, "order", { min: 1 }),
+    subscriptionId: optionalInteger(values, "subscription", { min: 1 }),
+    dueAt: optionalDate(values, "due"),
+  }),
+  act: orderAdmin.createInvoice,
+  describe: (invoice, email) =>
+    `Recorded invoice ${invoice.number} (id ${invoice.id}, ${invoice.status}) for ${email}: ${money(invoice.total_cents, invoice.currency)}.`,
+});
 
-export const paymentMethodAdd: Command = {
+export const paymentMethodAdd = forAccountCommand({
   name: "payment-method:add",
   summary: "Put a card on file by brand, last four digits and expiry (never a full number)",
   synopsis: "--email E --brand B --last4 NNNN --exp MM/YY [--default]",
@@ -111,31 +98,25 @@ export const paymentMethodAdd: Command = {
     exp: { type: "string" },
     default: { type: "boolean" },
   },
-  prepare(values) {
-    const email = requiredString(values, "email");
+  input(values) {
     const exp = requiredString(values, "exp");
     const match = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(exp.trim());
     if (!match) throw new UsageError(`--exp must be MM/YY, got "${exp}".`);
     const year = Number(match[2]);
-    const input = {
+    return {
       brand: requiredString(values, "brand"),
       last4: requiredString(values, "last4"),
       expMonth: Number(match[1]),
       expYear: year < 100 ? 2000 + year : year,
       isDefault: flag(values, "default"),
     };
-    return async ({ db }) => {
-      const account = await accounts.requireAccountByEmail(db, email);
-      const card = await orderAdmin.addPaymentMethod(db, { accountId: account.id, ...input });
-      return {
-        json: card,
-        text: `Added ${card.brand} •••• ${card.last4} (expires ${String(card.exp_month).padStart(2, "0")}/${card.exp_year})${card.is_default ? ", the default" : ""} for ${account.email}.`,
-      };
-    };
   },
-};
+  act: orderAdmin.addPaymentMethod,
+  describe: (card, email) =>
+    `Added ${card.brand} •••• ${card.last4} (expires ${String(card.exp_month).padStart(2, "0")}/${card.exp_year})${card.is_default ? ", the default" : ""} for ${email}.`,
+});
 
-export const subscriptionCreate: Command = {
+export const subscriptionCreate = forAccountCommand({
   name: "subscription:create",
   summary: "Start a subscription to a product (its first order, and what it grants)",
   synopsis: "--email E --product ID [--pass] [--trial] [--until ISO]",
@@ -151,25 +132,18 @@ export const subscriptionCreate: Command = {
     trial: { type: "boolean" },
     until: { type: "string" },
   },
-  prepare(values) {
-    const email = requiredString(values, "email");
-    const input = {
-      productId: requiredInteger(values, "product", { min: 1 }),
-      pass: flag(values, "pass"),
-      trial: flag(values, "trial"),
-      until: optionalDate(values, "until"),
-    };
-    return async ({ db }) => {
-      const account = await accounts.requireAccountByEmail(db, email);
-      const subscription = await subscriptionAdmin.createSubscription(db, { accountId: account.id, ...input });
-      const order = subscription.order ? `, order ${subscription.order.number}` : "";
-      return {
-        json: subscription,
-        text: `Started subscription ${subscription.id} (${subscription.status}${subscription.is_pass ? ", all-access pass" : ""}) to product ${subscription.product_id} for ${account.email} until ${subscription.ends_at}${order}.`,
-      };
-    };
+  input: (values) => ({
+    productId: requiredInteger(values, "product", { min: 1 }),
+    pass: flag(values, "pass"),
+    trial: flag(values, "trial"),
+    until: optionalDate(values, "until"),
+  }),
+  act: subscriptionAdmin.createSubscription,
+  describe: (subscription, email) => {
+    const order = subscription.order ? `, order ${subscription.order.number}` : "";
+    return `Started subscription ${subscription.id} (${subscription.status}${subscription.is_pass ? ", all-access pass" : ""}) to product ${subscription.product_id} for ${email} until ${subscription.ends_at}${order}.`;
   },
-};
+});
 
 export const subscriptionCancel: Command = {
   name: "subscription:cancel",

@@ -1,8 +1,8 @@
-import { accounts, subscriptionAdmin } from "@shelf/api";
-import { optionalInteger, optionalList, optionalString, requiredDate, requiredString } from "../args";
-import type { Command } from "../command";
+import { subscriptionAdmin } from "@shelf/api";
+import { optionalInteger, optionalList, optionalString, requiredDate } from "../args";
+import { forAccountCommand } from "../command";
 
-export const passGrant: Command = {
+export const passGrant = forAccountCommand({
   name: "pass:grant",
   summary: "Give an account an all-access pass until a date",
   synopsis: "--email E --until ISO [--grace-days N] [--tier T] [--features a,b] [--apps a,b]",
@@ -19,22 +19,14 @@ export const passGrant: Command = {
     features: { type: "string" },
     apps: { type: "string" },
   },
-  prepare(values) {
-    const email = requiredString(values, "email");
-    const input = {
-      until: requiredDate(values, "until"),
-      graceDays: optionalInteger(values, "grace-days"),
-      tier: optionalString(values, "tier"),
-      features: optionalList(values, "features"),
-      apps: optionalList(values, "apps"),
-    };
-    return async ({ db }) => {
-      const account = await accounts.requireAccountByEmail(db, email);
-      const pass = await subscriptionAdmin.grantPass(db, { accountId: account.id, ...input });
-      return {
-        json: pass,
-        text: `Granted ${account.email} the ${pass.tier} pass ${pass.id} until ${pass.ends_at} (grace ${pass.grace_days} days), apps ${pass.allowed_apps.join(", ")}${pass.features.length ? `, features ${pass.features.join(", ")}` : ""}.`,
-      };
-    };
-  },
-};
+  input: (values) => ({
+    until: requiredDate(values, "until"),
+    graceDays: optionalInteger(values, "grace-days"),
+    tier: optionalString(values, "tier"),
+    features: optionalList(values, "features"),
+    apps: optionalList(values, "apps"),
+  }),
+  act: subscriptionAdmin.grantPass,
+  describe: (pass, email) =>
+    `Granted ${email} the ${pass.tier} pass ${pass.id} until ${pass.ends_at} (grace ${pass.grace_days} days), apps ${pass.allowed_apps.join(", ")}${pass.features.length ? `, features ${pass.features.join(", ")}` : ""}.`,
+});

@@ -1,3 +1,4 @@
+import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { patterns } from "../../src/gallery/data";
@@ -17,21 +18,17 @@ export default async function PatternsPage() {
         <h1>{t("patternsTitle")}</h1>
         <p className="lead">{t("patternsLead")}</p>
       </header>
-      {items.length === 0 ? (
-        <p className="card">{t("emptyGallery")}</p>
-      ) : (
-        <ul className="term-list">
-          {items.map((pattern) => (
-            <li key={pattern.slug} className="card">
-              <h2>
-                <a href={filterHref("patterns", pattern.slug)}>{pattern.label}</a>{" "}
-                <span className="count">{t("screenCount", { count: pattern.count })}</span>
-              </h2>
-              {pattern.definition && <p>{pattern.definition}</p>}
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListOrEmpty items={items} empty={t("emptyGallery")} emptyClassName="card" className="term-list">
+        {(pattern) => (
+          <li key={pattern.slug} className="card">
+            <h2>
+              <a href={filterHref("patterns", pattern.slug)}>{pattern.label}</a>{" "}
+              <span className="count">{t("screenCount", { count: pattern.count })}</span>
+            </h2>
+            {pattern.definition && <p>{pattern.definition}</p>}
+          </li>
+        )}
+      </ListOrEmpty>
     </div>
   );
 }

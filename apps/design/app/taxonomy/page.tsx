@@ -1,3 +1,4 @@
+import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { Swatch } from "../../src/components/swatch";
@@ -41,20 +42,16 @@ export default async function TaxonomyPage() {
             <h2 id={`${kind}-title`}>
               {t(`kinds.${kind}`)} <span className="count">{terms.length}</span>
             </h2>
-            {terms.length === 0 ? (
-              <p className="muted">{t("noTerms")}</p>
-            ) : (
-              <ul className="tag-list">
-                {terms.map((term) => (
-                  <li key={term.slug}>
-                    <a href={filterHref(KIND_FILTER[kind] as string, term.slug)}>
-                      {kind === "color" && <Swatch color={term.slug} />} {term.label}{" "}
-                      <span className="count">{term.count}</span>
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            )}
+            <ListOrEmpty items={terms} empty={t("noTerms")} emptyClassName="muted" className="tag-list">
+              {(term) => (
+                <li key={term.slug}>
+                  <a href={filterHref(KIND_FILTER[kind] as string, term.slug)}>
+                    {kind === "color" && <Swatch color={term.slug} />} {term.label}{" "}
+                    <span className="count">{term.count}</span>
+                  </a>
+                </li>
+              )}
+            </ListOrEmpty>
           </section>
         );
       })}

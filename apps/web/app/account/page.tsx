@@ -1,3 +1,4 @@
+import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../src/auth/session";
@@ -29,62 +30,54 @@ export default async function LibraryPage() {
     <section>
       <h1>{t("title")}</h1>
       <p className="muted">{t("lead", { name: session.name ?? session.email })}</p>
-      {items.length === 0 ? (
-        <p className="empty">{t("empty")}</p>
-      ) : (
-        <ul className="cards" aria-label={t("listLabel")}>
-          {items.map((item) => {
-            const window = windows.get(item.product.id);
-            const progress = item.setup_progress;
-            return (
-              <li key={item.product.id} className="card product-card">
-                {item.hero_path && (
-                  // The card's heading names the product: the picture adds nothing a screen reader should repeat.
-                  // biome-ignore lint/performance/noImgElement: next/image sets an inline style the CSP refuses, and its optimizer would fetch the file without the reader's session.
-                  <img
-                    className="card-image"
-                    src={contentAssetHref(item.product.id, item.hero_path)}
-                    alt=""
-                    width={480}
-                    height={270}
-                  />
-                )}
-                <h2>
-                  <a href={`/account/products/${item.product.id}`}>{item.product.name}</a>
-                </h2>
-                <p className="muted">
-                  {typeLabel(item.product.type_label)} · {t(`source.${sourceKey(item.access_source)}`)}
-                </p>
-                {item.product.description && <p>{item.product.description}</p>}
-                <dl className="facts">
-                  <div>
-                    <dt>{t("updatesUntil")}</dt>
-                    <dd>{window?.updates_supported_until ? date(window.updates_supported_until) : t("noLimit")}</dd>
-                  </div>
-                  <div>
-                    <dt>{t("accessUntil")}</dt>
-                    <dd>{window?.access_expires_at ? date(window.access_expires_at) : t("noLimit")}</dd>
-                  </div>
-                </dl>
-                {progress.total_count > 0 && (
-                  <div className="setup">
-                    <label htmlFor={`setup-${item.product.id}`}>
-                      {t("setup", { done: progress.completed_count, total: progress.total_count })}
-                    </label>
-                    <progress
-                      id={`setup-${item.product.id}`}
-                      value={progress.completed_count}
-                      max={progress.total_count}
-                    >
-                      {progress.progress_percent}%
-                    </progress>
-                  </div>
-                )}
-              </li>
-            );
-          })}
-        </ul>
-      )}
+      <ListOrEmpty items={items} empty={t("empty")} className="cards" label={t("listLabel")}>
+        {(item) => {
+          const window = windows.get(item.product.id);
+          const progress = item.setup_progress;
+          return (
+            <li key={item.product.id} className="card product-card">
+              {item.hero_path && (
+                // The card's heading names the product: the picture adds nothing a screen reader should repeat.
+                // biome-ignore lint/performance/noImgElement: next/image sets an inline style the CSP refuses, and its optimizer would fetch the file without the reader's session.
+                <img
+                  className="card-image"
+                  src={contentAssetHref(item.product.id, item.hero_path)}
+                  alt=""
+                  width={480}
+                  height={270}
+                />
+              )}
+              <h2>
+                <a href={`/account/products/${item.product.id}`}>{item.product.name}</a>
+              </h2>
+              <p className="muted">
+                {typeLabel(item.product.type_label)} · {t(`source.${sourceKey(item.access_source)}`)}
+              </p>
+              {item.product.description && <p>{item.product.description}</p>}
+              <dl className="facts">
+                <div>
+                  <dt>{t("updatesUntil")}</dt>
+                  <dd>{window?.updates_supported_until ? date(window.updates_supported_until) : t("noLimit")}</dd>
+                </div>
+                <div>
+                  <dt>{t("accessUntil")}</dt>
+                  <dd>{window?.access_expires_at ? date(window.access_expires_at) : t("noLimit")}</dd>
+                </div>
+              </dl>
+              {progress.total_count > 0 && (
+                <div className="setup">
+                  <label htmlFor={`setup-${item.product.id}`}>
+                    {t("setup", { done: progress.completed_count, total: progress.total_count })}
+                  </label>
+                  <progress id={`setup-${item.product.id}`} value={progress.completed_count} max={progress.total_count}>
+                    {progress.progress_percent}%
+                  </progress>
+                </div>
+              )}
+            </li>
+          );
+        }}
+      </ListOrEmpty>
       <EndedProducts ended={ended} />
     </section>
   );

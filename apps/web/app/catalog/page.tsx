@@ -1,3 +1,4 @@
+import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../src/auth/session";
@@ -19,35 +20,31 @@ export default async function CatalogPage() {
     <section>
       <h1>{t("title")}</h1>
       <p className="muted">{t("lead")}</p>
-      {products.length === 0 ? (
-        <p className="empty">{t("empty")}</p>
-      ) : (
-        <ul className="cards" aria-label={t("listLabel")}>
-          {products.map((product) => (
-            <li key={product.id} className="card product-card">
-              <h2>
-                <a href={`/account/products/${product.id}`}>{product.name}</a>
-              </h2>
-              {product.entitled && (
-                <p className="badges">
-                  <span className="badge">{t("inLibrary")}</span>
-                </p>
-              )}
-              {product.description && <p>{product.description}</p>}
-              <p>
-                <Price product={product} />
+      <ListOrEmpty items={products} empty={t("empty")} className="cards" label={t("listLabel")}>
+        {(product) => (
+          <li key={product.id} className="card product-card">
+            <h2>
+              <a href={`/account/products/${product.id}`}>{product.name}</a>
+            </h2>
+            {product.entitled && (
+              <p className="badges">
+                <span className="badge">{t("inLibrary")}</span>
               </p>
-              {!product.entitled && product.purchase_url && (
-                <p>
-                  <a className="button small" href={product.purchase_url} rel="noopener noreferrer">
-                    {tp("buyNamed", { name: product.name })}
-                  </a>
-                </p>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+            )}
+            {product.description && <p>{product.description}</p>}
+            <p>
+              <Price product={product} />
+            </p>
+            {!product.entitled && product.purchase_url && (
+              <p>
+                <a className="button small" href={product.purchase_url} rel="noopener noreferrer">
+                  {tp("buyNamed", { name: product.name })}
+                </a>
+              </p>
+            )}
+          </li>
+        )}
+      </ListOrEmpty>
     </section>
   );
 }

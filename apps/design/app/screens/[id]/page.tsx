@@ -1,6 +1,8 @@
+import { CardSection } from "@shelf/web-kit/card-section";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { getTranslations } from "next-intl/server";
+import type { ReactNode } from "react";
 import { Swatch } from "../../../src/components/swatch";
 import { VariantViewer } from "../../../src/components/variant-viewer";
 import { idOf, screenDetail } from "../../../src/gallery/data";
@@ -11,6 +13,34 @@ type Props = { params: Promise<{ id: string }>; searchParams: Promise<SearchPara
 async function load(params: Props["params"]) {
   const id = idOf((await params).id);
   return id === null ? null : screenDetail(id);
+}
+
+type Term = { slug: string; label: string };
+
+/** One kind of the screen's tags, each a link to the gallery filtered by it (its label, unless `children` draws it). */
+function TagGroup({
+  title,
+  filter,
+  terms,
+  children = (term) => term.label,
+}: {
+  title: string;
+  filter: string;
+  terms: Term[];
+  children?: (term: Term) => ReactNode;
+}) {
+  return (
+    <div className="tag-group">
+      <h3>{title}</h3>
+      <ul className="tag-list">
+        {terms.map((term) => (
+          <li key={term.slug}>
+            <a href={filterHref(filter, term.slug)}>{children(term)}</a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
@@ -61,47 +91,21 @@ export default async function ScreenPage({ params, searchParams }: Props) {
         {tagGroups
           .filter((group) => group.terms.length > 0)
           .map((group) => (
-            <div key={group.name} className="tag-group">
-              <h3>{t(`filters.${group.name}`)}</h3>
-              <ul className="tag-list">
-                {group.terms.map((term) => (
-                  <li key={term.slug}>
-                    <a href={filterHref(group.name, term.slug)}>{term.label}</a>
-                  </li>
-                ))}
-              </ul>
-            </div>
+            <TagGroup key={group.name} title={t(`filters.${group.name}`)} filter={group.name} terms={group.terms} />
           ))}
         {screen.colors.length > 0 && (
-          <div className="tag-group">
-            <h3>{t("filters.colors")}</h3>
-            <ul className="tag-list">
-              {screen.colors.map((color) => (
-                <li key={color.slug}>
-                  <a href={filterHref("colors", color.slug)}>
-                    <Swatch color={color.slug} /> <code>{color.label}</code>
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </div>
+          <TagGroup title={t("filters.colors")} filter="colors" terms={screen.colors}>
+            {(color) => (
+              <>
+                <Swatch color={color.slug} /> <code>{color.label}</code>
+              </>
+            )}
+          </TagGroup>
         )}
-        {screen.fonts.length > 0 && (
-          <div className="tag-group">
-            <h3>{t("filters.fonts")}</h3>
-            <ul className="tag-list">
-              {screen.fonts.map((font) => (
-                <li key={font.slug}>
-                  <a href={filterHref("fonts", font.slug)}>{font.label}</a>
-                </li>
-              ))}
-            </ul>
-          </div>
-        )}
+        {screen.fonts.length > 0 && <TagGroup title={t("filters.fonts")} filter="fonts" terms={screen.fonts} />}
       </section>
       {screen.history.length > 1 && (
-        <section className="card" aria-labelledby="history-title">
-          <h2 id="history-title">{t("history")}</h2>
+        <CardSection id="history-title" title={t("history")}>
           <ol className="history">
             {screen.history.map((entry) => (
               <li key={entry.id}>
@@ -113,7 +117,7 @@ export default async function ScreenPage({ params, searchParams }: Props) {
               </li>
             ))}
           </ol>
-        </section>
+        </CardSection>
       )}
     </div>
   );

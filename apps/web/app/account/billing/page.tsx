@@ -1,3 +1,4 @@
+import { CardSection } from "@shelf/web-kit/card-section";
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
@@ -35,8 +36,7 @@ export default async function BillingPage({ searchParams }: Props) {
   return (
     <article className="stack-large">
       <h1>{t("title")}</h1>
-      <section className="card" aria-labelledby="pass">
-        <h2 id="pass">{t("pass")}</h2>
+      <CardSection id="pass" title={t("pass")}>
         {pass.has_active_pass ? (
           <p>
             <span className={pass.in_grace_period ? "badge warn" : "badge"}>
@@ -47,7 +47,7 @@ export default async function BillingPage({ searchParams }: Props) {
         ) : (
           <p className="empty">{t("noPass")}</p>
         )}
-      </section>
+      </CardSection>
       <Subscriptions subscriptions={productSubscriptions} orders={orders} />
       <Orders orders={orders} withdrawn={query.withdrawn} />
       <Invoices invoices={invoices} after={after} />

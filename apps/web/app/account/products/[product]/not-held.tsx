@@ -1,4 +1,5 @@
 import type { EndedAccessData, ProductApiData } from "@shelf/api/schemas";
+import { CardSection } from "@shelf/web-kit/card-section";
 import { getTranslations } from "next-intl/server";
 import { Price, PurchaseAction } from "../../../../src/components/price";
 import { dateFormatter } from "../../../../src/format";
@@ -41,13 +42,12 @@ export async function OfferedProduct({ product }: { product: ProductApiData }) {
         </p>
         {product.description && <p>{product.description}</p>}
       </header>
-      <section className="card" aria-labelledby="buy">
-        <h2 id="buy">{t("priceTitle")}</h2>
+      <CardSection id="buy" title={t("priceTitle")}>
         <p>
           <Price product={product} />
         </p>
         <PurchaseAction url={product.purchase_url} label="buy" />
-      </section>
+      </CardSection>
     </article>
   );
 }

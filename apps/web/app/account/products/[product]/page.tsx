@@ -1,3 +1,4 @@
+import { CardSection } from "@shelf/web-kit/card-section";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { getTranslations } from "next-intl/server";
@@ -103,8 +104,7 @@ export default async function ProductPage({ params }: Props) {
           height={270}
         />
       )}
-      <section className="card" aria-labelledby="downloads">
-        <h2 id="downloads">{t("downloads")}</h2>
+      <CardSection id="downloads" title={t("downloads")}>
         <DownloadList productId={id} plans={downloads} />
         {item.product.install_assets.length > 0 && (
           <>
@@ -119,7 +119,7 @@ export default async function ProductPage({ params }: Props) {
             </ul>
           </>
         )}
-      </section>
+      </CardSection>
       <ProductLicense productId={id} license={license} />
       {item.mcp_server && <ProductMcp server={item.mcp_server} />}
       <ProductDelivery detail={detail} progress={item.setup_progress} />

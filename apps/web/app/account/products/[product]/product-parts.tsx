@@ -1,3 +1,5 @@
+import { CardSection } from "@shelf/web-kit/card-section";
+import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
 import { getLocale, getTranslations } from "next-intl/server";
 import type { pageCaller } from "../../../../src/auth/session";
 import { ConfirmButton } from "../../../../src/components/confirm-button";
@@ -17,8 +19,7 @@ export async function ProductLicense({ productId, license }: { productId: number
   const [t, date] = await Promise.all([getTranslations("product"), dateFormatter()]);
   const free = license.device_limit === null ? null : Math.max(0, license.device_limit - license.devices_used);
   return (
-    <section className="card" aria-labelledby="license">
-      <h2 id="license">{t("license")}</h2>
+    <CardSection id="license" title={t("license")}>
       <dl className="facts">
         <div>
           <dt>{t("state")}</dt>
@@ -84,7 +85,7 @@ export async function ProductLicense({ productId, license }: { productId: number
           </tr>
         ))}
       </RecordTable>
-    </section>
+    </CardSection>
   );
 }
 
@@ -92,8 +93,7 @@ export async function ProductLicense({ productId, license }: { productId: number
 export async function ProductMcp({ server }: { server: NonNullable<LibraryItem["mcp_server"]> }) {
   const t = await getTranslations("product");
   return (
-    <section className="card" aria-labelledby="mcp">
-      <h2 id="mcp">{t("mcp")}</h2>
+    <CardSection id="mcp" title={t("mcp")}>
       <p>
         <code>{server.name}</code>{" "}
         <span className={server.enabled ? "badge" : "badge warn"}>{server.enabled ? t("enabled") : t("disabled")}</span>
@@ -106,7 +106,7 @@ export async function ProductMcp({ server }: { server: NonNullable<LibraryItem["
           </li>
         ))}
       </ul>
-    </section>
+    </CardSection>
   );
 }
 
@@ -120,8 +120,7 @@ export async function ProductDelivery({
 }) {
   const [t, strategies] = await Promise.all([getTranslations("product"), getTranslations("deliveryStrategies")]);
   return (
-    <section className="card" aria-labelledby="delivery">
-      <h2 id="delivery">{t("delivery")}</h2>
+    <CardSection id="delivery" title={t("delivery")}>
       <dl className="facts">
         <div>
           <dt>{t("strategy")}</dt>
@@ -148,7 +147,7 @@ export async function ProductDelivery({
           </progress>
         </div>
       )}
-    </section>
+    </CardSection>
   );
 }
 
@@ -166,8 +165,7 @@ export async function ProductManual({
   const steps = manual.install_steps;
   const done = new Set(completed);
   return (
-    <section className="card" aria-labelledby="manual">
-      <h2 id="manual">{t("manual")}</h2>
+    <CardSection id="manual" title={t("manual")}>
       {manual.summary && <p>{manual.summary}</p>}
       {manual.requirements.length > 0 && (
         <>
@@ -199,7 +197,7 @@ export async function ProductManual({
           </ol>
         </>
       )}
-    </section>
+    </CardSection>
   );
 }
 
@@ -209,23 +207,18 @@ export async function ProductReleases({ releases }: { releases: Releases }) {
   const notesOf = (release: Releases[number]) =>
     (locale === "ko" ? release.notes_ko : release.notes_en) ?? release.notes;
   return (
-    <section className="card" aria-labelledby="releases">
-      <h2 id="releases">{t("releases")}</h2>
-      {releases.length === 0 ? (
-        <p className="empty">{t("noReleases")}</p>
-      ) : (
-        <ol className="release-list">
-          {releases.map((release) => (
-            <li key={release.id}>
-              <h3>
-                <code>{release.version}</code> <span className="badge">{t(`channels.${release.channel}`)}</span>{" "}
-                <span className="muted small">{date(release.released_at)}</span>
-              </h3>
-              {notesOf(release) ? <p className="notes">{notesOf(release)}</p> : <p className="muted">{t("noNotes")}</p>}
-            </li>
-          ))}
-        </ol>
-      )}
-    </section>
+    <CardSection id="releases" title={t("releases")}>
+      <ListOrEmpty items={releases} empty={t("noReleases")} ordered className="release-list">
+        {(release) => (
+          <li key={release.id}>
+            <h3>
+              <code>{release.version}</code> <span className="badge">{t(`channels.${release.channel}`)}</span>{" "}
+              <span className="muted small">{date(release.released_at)}</span>
+            </h3>
+            {notesOf(release) ? <p className="notes">{notesOf(release)}</p> : <p className="muted">{t("noNotes")}</p>}
+          </li>
+        )}
+      </ListOrEmpty>
+    </CardSection>
   );
 }
