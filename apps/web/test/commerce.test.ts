@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import {
   InvoicesData,
@@ -11,11 +10,10 @@ import {
   SubscriptionsData,
 } from "@shelf/api/schemas";
 import { contractMismatch } from "@shelf/api/testing";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { adminCli, repoRoot } from "./admin-cli";
-import { type RunningServer, startServer } from "./server";
+import { repoRoot } from "./admin-cli";
+import { operatedSuite } from "./operated-suite";
 
 /**
  * What the commerce issue calls done, against the production server: an operator records an order and a
@@ -24,22 +22,20 @@ import { type RunningServer, startServer } from "./server";
  * reports are limited per address; the disclosure comes from configuration.
  */
 
-let testDb: TestDatabase;
-let dataDir: string;
-let server: RunningServer;
+const suite = operatedSuite("shelf-commerce-e2e-");
 let buyerKey: string;
 let strangerKey: string;
 let orderId: number;
 let subscriptionId: number;
 
-const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
+const { admin } = suite;
 
 /** A real HTTP request to the server, naming the host it is for. */
 function get(
   pathname: string,
   options: { key?: string; host?: string; headers?: Record<string, string>; method?: string; body?: unknown } = {},
 ) {
-  const url = new URL(server.url);
+  const url = new URL(suite.server.url);
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const req = http.request(
@@ -76,8 +72,6 @@ async function exactly<Schema extends z.ZodType>(schema: Schema, pathname: strin
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-commerce-e2e-"));
   await admin("account:create", "--email", "buyer@example.test", "--name", "Buyer");
   await admin("account:create", "--email", "stranger@example.test", "--name", "Stranger");
   const product = (await admin("product:create", "--name", "Won Writer", "--price-cents", "39000", "--currency", "KRW"))
@@ -110,22 +104,13 @@ beforeAll(async () => {
   const abilities = "orders.read,subscriptions.read,products.read";
   buyerKey = (await admin("key:create", "--email", "buyer@example.test", "--abilities", abilities)).key;
   strangerKey = (await admin("key:create", "--email", "stranger@example.test", "--abilities", abilities)).key;
-  const disclosure = path.join(dataDir, "disclosure.json");
+  const disclosure = path.join(suite.dataDir, "disclosure.json");
   await fs.writeFile(disclosure, await fs.readFile(path.join(repoRoot, "apps/web/config/disclosure.example.json")));
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
+  await suite.start({
     SHELF_LEGACY_URL: "http://legacy.shelf.test",
     SHELF_DISCLOSURE_FILE: disclosure,
   });
 }, 300_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
-  await testDb?.drop();
-});
 
 describe("commerce, as an operator records it and a buyer reads it", () => {
   it("reads back the order and the subscription exactly in the contract's shapes; another account sees none of it", async () => {

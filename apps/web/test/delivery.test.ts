@@ -1,13 +1,11 @@
 import { createHash, randomFillSync } from "node:crypto";
 import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { aria2cArgs, opensslVerifies, parseAppcast, SPARKLE_NAMESPACE_URI, sparkleText } from "@shelf/api/testing";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCli, run } from "./admin-cli";
-import { type RunningServer, startServer } from "./server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { run } from "./admin-cli";
+import { operatedSuite } from "./operated-suite";
 
 /**
  * What the delivery issue calls done, as a new operator and a buyer would do it: the operator CLI publishes a real
@@ -17,15 +15,13 @@ import { type RunningServer, startServer } from "./server";
  */
 const STABLE_SIZE = 48 * 1024 * 1024;
 
-let testDb: TestDatabase;
-let dataDir: string;
-let server: RunningServer;
+const suite = operatedSuite("shelf-delivery-e2e-");
 let key: string;
 let productId: number;
 let publicKey: string;
 const files: Record<"stable" | "beta", { path: string; sha256: string; size: number }> = {} as never;
 
-const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
+const { admin } = suite;
 
 async function sha256Of(file: string) {
   const hash = createHash("sha256");
@@ -34,15 +30,13 @@ async function sha256Of(file: string) {
 }
 
 async function randomFile(name: string, size: number) {
-  const file = path.join(dataDir, "uploads", name);
+  const file = path.join(suite.dataDir, "uploads", name);
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, randomFillSync(Buffer.alloc(size)));
   return { path: file, sha256: await sha256Of(file), size };
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-delivery-e2e-"));
   files.stable = await randomFile("gadget-1.0.0.zip", STABLE_SIZE);
   files.beta = await randomFile("gadget-1.1.0-beta.1.zip", 1024 * 1024 + 7);
 
@@ -82,21 +76,11 @@ beforeAll(async () => {
   expect(beta).toMatchObject({ channel: "beta", sha256: files.beta.sha256, size: files.beta.size });
   publicKey = (await admin("signing:public-key")).public_key;
 
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
-  });
+  await suite.start();
 }, 240_000);
 
-afterAll(async () => {
-  await server?.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
-  await testDb?.drop();
-});
-
 async function installPlan(channel = "stable") {
-  const response = await fetch(`${server.url}/api/products/${productId}/install?channel=${channel}`, {
+  const response = await fetch(`${suite.server.url}/api/products/${productId}/install?channel=${channel}`, {
     headers: { authorization: `Bearer ${key}` },
   });
   expect(response.status).toBe(200);
@@ -107,7 +91,7 @@ describe("publishing with the CLI and downloading from the running service", () 
   it("resumes an interrupted curl download of the install plan's link, ending with the plan's sha256", async () => {
     const plan = await installPlan();
     expect(plan).toMatchObject({ version: "1.0.0", sha256: files.stable.sha256, size: STABLE_SIZE });
-    const out = path.join(dataDir, "curl.zip");
+    const out = path.join(suite.dataDir, "curl.zip");
     // Cut after a second at 8 MB/s: a partial file to resume from.
     const cut = await run("curl", ["-sS", "-o", out, "--limit-rate", "8M", "-m", "1", plan.download_url]);
     expect(cut.code).toBe(28);
@@ -121,14 +105,14 @@ describe("publishing with the CLI and downloading from the running service", () 
 
   it("downloads the same link in four parallel ranges with aria2c, ending with the plan's sha256", async () => {
     const plan = await installPlan();
-    const result = await run("aria2c", aria2cArgs(plan.download_url, dataDir, "aria2.zip"));
+    const result = await run("aria2c", aria2cArgs(plan.download_url, suite.dataDir, "aria2.zip"));
     expect(result.code, result.stdout).toBe(0);
-    expect(await sha256Of(path.join(dataDir, "aria2.zip"))).toBe(plan.sha256);
+    expect(await sha256Of(path.join(suite.dataDir, "aria2.zip"))).toBe(plan.sha256);
   }, 120_000);
 
   it("serves an appcast listing both releases per channel, signed with the key the CLI prints", async () => {
     const feed = async (query: string) => {
-      const response = await fetch(`${server.url}/distribution/v1/products/${productId}/appcast.xml${query}`, {
+      const response = await fetch(`${suite.server.url}/distribution/v1/products/${productId}/appcast.xml${query}`, {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(response.status).toBe(200);
@@ -165,7 +149,7 @@ describe("publishing with the CLI and downloading from the running service", () 
     const stableOnly = parseAppcast((await feed("?channel=stable")).toString());
     expect(stableOnly.map((item) => sparkleText(item, "shortVersionString"))).toEqual(["1.0.0"]);
     // Without a key, the combined feed too: every channel, the beta tagged, so a Sparkle app picks its channels.
-    const anonymous = await fetch(`${server.url}/distribution/v1/products/${productId}/appcast.xml`);
+    const anonymous = await fetch(`${suite.server.url}/distribution/v1/products/${productId}/appcast.xml`);
     const anonymousItems = parseAppcast(await anonymous.text());
     expect(
       anonymousItems.map((item) => [sparkleText(item, "shortVersionString"), sparkleText(item, "channel")]),

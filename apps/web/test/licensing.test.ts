@@ -1,12 +1,7 @@
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { type Jwks, recordSecret, verifyCanonicalSignature, verifyCompactJws } from "@shelf/api/testing";
-import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCli } from "./admin-cli";
+import { beforeAll, describe, expect, it } from "vitest";
 import { jsonApi } from "./json-api";
-import { type RunningServer, startServer } from "./server";
+import { operatedSuite } from "./operated-suite";
 
 /**
  * What the licensing issue calls done, as an operator and a device would do it against the production server: the
@@ -16,20 +11,16 @@ import { type RunningServer, startServer } from "./server";
  * certificates verifiable.
  */
 
-let testDb: TestDatabase;
-let dataDir: string;
-let server: RunningServer;
+const suite = operatedSuite("shelf-licensing-e2e-");
 let productId: number;
 let laptopKey: string;
 let desktopKey: string;
 
-const admin = adminCli(() => ({ databaseUrl: testDb.url, dataDir }));
+const { admin } = suite;
 
-const api = jsonApi(() => server.url);
+const api = jsonApi(() => suite.server.url);
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "shelf-licensing-e2e-"));
   await admin("account:create", "--email", "grace@example.test", "--name", "Grace");
   productId = (await admin("product:create", "--name", "Seat Saver", "--price-cents", "2900", "--device-limit", "1"))
     .id;
@@ -39,18 +30,8 @@ beforeAll(async () => {
   // Two machines signed in with device keys (the six device abilities).
   laptopKey = (await admin("key:create", "--email", "grace@example.test", "--device", "--name", "laptop")).key;
   desktopKey = (await admin("key:create", "--email", "grace@example.test", "--device", "--name", "desktop")).key;
-  server = await startServer({
-    DATABASE_URL: testDb.url,
-    SHELF_DATA_DIR: dataDir,
-    SHELF_RATE_LIMIT_PER_MINUTE: "1000",
-  });
+  await suite.start();
 }, 240_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
-  await testDb?.drop();
-});
 
 describe("a device's license, from activation to logout, on the production server", () => {
   it("activates, verifies offline, meets the limit, uploads usage twice, releases its seat and logs out", async () => {
@@ -93,7 +74,7 @@ describe("a device's license, from activation to logout, on the production serve
     expect(refused.body).toMatchObject({
       error: "device_limit_reached",
       device_limit: 1,
-      manage_url: `${server.url.replace("127.0.0.1", "localhost")}/account/devices?product=${productId}`,
+      manage_url: `${suite.server.url.replace("127.0.0.1", "localhost")}/account/devices?product=${productId}`,
       devices: [{ device_id: "LAPTOP-7F3A", name: "Grace's laptop", last_seen_at: expect.any(String) }],
     });
     expect(refused.body.message).toMatch(/1 of 1 devices/);
@@ -110,7 +91,7 @@ describe("a device's license, from activation to logout, on the production serve
       expect(usage.status).toBe(200);
       expect(usage.body).toEqual({ consent: true, stored: 3 });
     }
-    const [usageRows] = await testDb.sql<{ rows: number; launches: number }[]>`
+    const [usageRows] = await suite.testDb.sql<{ rows: number; launches: number }[]>`
       select count(*)::int as rows, sum(launches)::int as launches from device_usage where product_id = ${productId}`;
     expect(usageRows).toEqual({ rows: 3, launches: 15 });
 

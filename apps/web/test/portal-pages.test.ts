@@ -53,6 +53,11 @@ afterAll(() => suite?.close());
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+/** The sizes every page is read at. */
+const SIZES = [
+  ["desktop", DESKTOP],
+  ["phone", PHONE],
+] as const;
 
 function signedIn(locale: string, viewport = DESKTOP, email = DEMO_EMAIL, password = DEMO_PASSWORD) {
   return signedInContext(browser, server.url, { locale, viewport, email, password });
@@ -66,10 +71,7 @@ async function everyWay(
 ) {
   for (const locale of ["en-US", "ko-KR"]) {
     const lang = locale.slice(0, 2);
-    for (const [size, viewport] of [
-      ["desktop", DESKTOP],
-      ["phone", PHONE],
-    ] as const) {
+    for (const [size, viewport] of SIZES) {
       const context = await signedIn(locale, viewport);
       const page = await context.newPage();
       const response = await page.goto(pathname);
@@ -200,10 +202,7 @@ describe("the product page", () => {
       ["en-US", "This download link has expired", "Back to the product"],
       ["ko-KR", "다운로드 링크가 만료되었습니다", "제품으로 돌아가기"],
     ] as const) {
-      for (const [size, viewport] of [
-        ["desktop", DESKTOP],
-        ["phone", PHONE],
-      ] as const) {
+      for (const [size, viewport] of SIZES) {
         const context = await signedIn(locale, viewport);
         const page = await context.newPage();
         const response = await page.goto(expired);

@@ -1,12 +1,10 @@
 import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { patterns } from "../../src/gallery/data";
 import { filterHref } from "../../src/gallery/query";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("gallery"))("patternsTitle") };
-}
+export const generateMetadata = titleFrom("gallery", "patternsTitle");
 
 /** Every pattern the gallery's screens show, with what it is and how many show it, each a link into the grid. */
 export default async function PatternsPage() {

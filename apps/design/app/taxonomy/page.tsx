@@ -1,13 +1,11 @@
 import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { Swatch } from "../../src/components/swatch";
 import { taxonomy } from "../../src/gallery/data";
 import { filterHref, KIND_FILTER } from "../../src/gallery/query";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("gallery"))("taxonomyTitle") };
-}
+export const generateMetadata = titleFrom("gallery", "taxonomyTitle");
 
 const KINDS = [
   ["page_type", "page_types"],

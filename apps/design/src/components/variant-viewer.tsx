@@ -1,26 +1,13 @@
 "use client";
 
+import type { ScreenVariant } from "@shelf/api/routers/design-gallery/schemas";
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
+import type { z } from "zod";
 import { markKeysReady } from "./keys-ready";
 
-export type ViewerVariant = {
-  id: number;
-  viewport: "desktop" | "mobile";
-  lang: "ko" | "en";
-  signed_in: boolean;
-  mode: "light" | "dark" | null;
-  title: string | null;
-  image: { url: string; width: number; height: number };
-  evidence: {
-    run_id: number;
-    capture_key: string;
-    final_url: string | null;
-    http_status: number | null;
-    build_versions: string[] | null;
-    captured_at: string;
-  };
-};
+/** A variant as the viewer shows it: the screen's answer's variant (contract: `GalleryScreenVariant`). */
+export type ViewerVariant = Omit<z.output<typeof ScreenVariant>, "url">;
 
 /**
  * A screen's variants side by side as tabs (viewport, language, signed-in state, color scheme), the chosen one at full

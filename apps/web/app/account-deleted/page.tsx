@@ -1,9 +1,7 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("deletion"))("doneTitle") };
-}
+export const generateMetadata = titleFrom("deletion", "doneTitle");
 
 /** Where deletion leads: every session of the account ended with it, so the person is signed out here. */
 export default async function AccountDeletedPage() {

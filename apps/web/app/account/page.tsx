@@ -1,13 +1,11 @@
 import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../src/auth/session";
 import { contentAssetHref, dateFormatter, typeLabeler } from "../../src/format";
 import { EndedProducts } from "./ended-products";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("library"))("title") };
-}
+export const generateMetadata = titleFrom("library", "title");
 
 /**
  * The account home: the library, as `GET /api/library` answers it, with each product's update window; then the

@@ -1,12 +1,10 @@
 import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../src/auth/session";
 import { Price } from "../../src/components/price";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("catalog"))("title") };
-}
+export const generateMetadata = titleFrom("catalog", "title");
 
 /**
  * What the seller offers (the data of `GET /api/products`), each with its price and its page: the product's own page

@@ -1,12 +1,11 @@
 import { accountAbilities, describeAbility } from "@shelf/api";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getLocale, getTranslations } from "next-intl/server";
 import { requireSession } from "../../src/auth/session";
+import { NarrowCard } from "../../src/components/page-section";
 import { DeviceForm } from "./device-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("device"))("title") };
-}
+export const generateMetadata = titleFrom("device", "title");
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -23,9 +22,8 @@ export default async function DevicePage({ searchParams }: Props) {
   const locale = await getLocale();
   const abilityText = Object.fromEntries(accountAbilities.map((name) => [name, describeAbility(name, locale)]));
   return (
-    <section className="narrow card">
-      <h1>{t("title")}</h1>
+    <NarrowCard title={t("title")}>
       <DeviceForm initialCode={code} lead={t("lead", { email: session.email })} abilityText={abilityText} />
-    </section>
+    </NarrowCard>
   );
 }

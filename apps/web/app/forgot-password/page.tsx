@@ -1,22 +1,19 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { currentSession } from "../../src/auth/session";
+import { NarrowCard } from "../../src/components/page-section";
 import { ForgotForm } from "./forgot-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("recovery"))("forgotTitle") };
-}
+export const generateMetadata = titleFrom("recovery", "forgotTitle");
 
 /** "Forgot password": a link to set a new one, mailed to the account's address. */
 export default async function ForgotPasswordPage() {
   if (await currentSession()) redirect("/account/profile");
   const t = await getTranslations("recovery");
   return (
-    <section className="narrow card">
-      <h1>{t("forgotTitle")}</h1>
-      <p className="muted">{t("forgotLead", { minutes: 30 })}</p>
+    <NarrowCard title={t("forgotTitle")} lead={t("forgotLead", { minutes: 30 })}>
       <ForgotForm />
-    </section>
+    </NarrowCard>
   );
 }

@@ -1,19 +1,16 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
+import { NarrowCard } from "../../src/components/page-section";
 import { ResetForm } from "./reset-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("recovery"))("resetTitle") };
-}
+export const generateMetadata = titleFrom("recovery", "resetTitle");
 
 /** Where a "forgot password" mail's link leads: a new password, once; every session of the account then ends. */
 export default async function ResetPasswordPage() {
   const t = await getTranslations("recovery");
   return (
-    <section className="narrow card">
-      <h1>{t("resetTitle")}</h1>
-      <p className="muted">{t("resetLead")}</p>
+    <NarrowCard title={t("resetTitle")} lead={t("resetLead")}>
       <ResetForm />
-    </section>
+    </NarrowCard>
   );
 }

@@ -1,10 +1,11 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef, useState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { PasswordField } from "../../src/components/text-field";
 import { FormMessage } from "../../src/forms/form-message";
 import { keepTyped } from "../../src/forms/keep-typed";
+import { LinkOutcome, useLinkSecret } from "../../src/forms/link-secret";
 import { idle } from "../../src/forms/state";
 import { checkResetLink, resetPasswordAction } from "./actions";
 
@@ -16,42 +17,33 @@ import { checkResetLink, resetPasswordAction } from "./actions";
 export function ResetForm() {
   const t = useTranslations("recovery");
   const [state, action, pending] = useActionState(resetPasswordAction, idle);
-  const [token, setToken] = useState<string | null>(null);
+  const token = useLinkSecret();
   const [works, setWorks] = useState<boolean | null>(null);
-  const message = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
-    const secret = window.location.hash.slice(1);
-    setToken(secret);
-    if (secret) window.history.replaceState(null, "", window.location.pathname);
-    checkResetLink(secret).then(setWorks, () => setWorks(true));
-  }, []);
-  useEffect(() => {
-    if (state.status !== "idle") message.current?.focus();
-  }, [state]);
+    if (token !== null) checkResetLink(token).then(setWorks, () => setWorks(true));
+  }, [token]);
+  const answered = state.status !== "idle";
   if (state.status === "done") {
     return (
-      <div className="stack">
-        <p className="notice" role="status" tabIndex={-1} ref={message}>
-          {t("reset", { count: state.data.endedSessions })}
-        </p>
-        <p>
+      <LinkOutcome
+        focus={answered}
+        message={t("reset", { count: state.data.endedSessions })}
+        next={
           <a href="/sign-in" className="button">
             {t("signIn")}
           </a>
-        </p>
-      </div>
+        }
+      />
     );
   }
   if (works === false || (state.status === "failed" && state.code === "reset_link_invalid")) {
     return (
-      <div className="stack">
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {t("linkInvalid")}
-        </p>
-        <p>
-          <a href="/forgot-password">{t("askAgain")}</a>
-        </p>
-      </div>
+      <LinkOutcome
+        failed
+        focus={answered}
+        message={t("linkInvalid")}
+        next={<a href="/forgot-password">{t("askAgain")}</a>}
+      />
     );
   }
   if (works === null) {

@@ -1,20 +1,14 @@
-import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
-import { safeReturnPath } from "../../src/auth/return-path";
-import { currentSession } from "../../src/auth/session";
+import { type PageSearchParams, signedOutPage } from "../../src/auth/session";
 import { SignInForm } from "./sign-in-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("signIn"))("title") };
-}
+export const generateMetadata = titleFrom("signIn", "title");
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = { searchParams: PageSearchParams };
 
 export default async function SignInPage({ searchParams }: Props) {
-  const params = await searchParams;
-  const returnTo = safeReturnPath(typeof params.callbackUrl === "string" ? params.callbackUrl : null) ?? "/account";
-  if (await currentSession()) redirect(returnTo);
+  const { params, returnTo } = await signedOutPage(searchParams);
   const t = await getTranslations("signIn");
   const recovery = await getTranslations("recovery");
   return (

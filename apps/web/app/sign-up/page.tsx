@@ -1,26 +1,19 @@
-import type { Metadata } from "next";
-import { redirect } from "next/navigation";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
-import { safeReturnPath } from "../../src/auth/return-path";
-import { currentSession } from "../../src/auth/session";
+import { type PageSearchParams, signedOutPage } from "../../src/auth/session";
+import { NarrowCard } from "../../src/components/page-section";
 import { getRuntime } from "../../src/runtime";
 import { SignUpForm } from "./sign-up-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("signUp"))("title") };
-}
+export const generateMetadata = titleFrom("signUp", "title");
 
-type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = { searchParams: PageSearchParams };
 
 export default async function SignUpPage({ searchParams }: Props) {
-  const params = await searchParams;
-  const returnTo = safeReturnPath(typeof params.callbackUrl === "string" ? params.callbackUrl : null) ?? "/account";
-  if (await currentSession()) redirect(returnTo);
+  const { returnTo } = await signedOutPage(searchParams);
   const t = await getTranslations("signUp");
   return (
-    <section className="narrow card">
-      <h1>{t("title")}</h1>
-      <p className="muted">{t("lead")}</p>
+    <NarrowCard title={t("title")} lead={t("lead")}>
       <SignUpForm
         returnTo={returnTo}
         termsUrl={getRuntime().config.settings.SHELF_TERMS_URL}
@@ -29,6 +22,6 @@ export default async function SignUpPage({ searchParams }: Props) {
       <p className="muted">
         {t("haveAccount")} <a href={`/sign-in?callbackUrl=${encodeURIComponent(returnTo)}`}>{t("signInLink")}</a>
       </p>
-    </section>
+    </NarrowCard>
   );
 }

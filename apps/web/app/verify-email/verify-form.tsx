@@ -1,7 +1,8 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useActionState, useEffect, useRef, useState } from "react";
+import { useActionState, useEffect } from "react";
+import { LinkOutcome, useLinkSecret } from "../../src/forms/link-secret";
 import { idle } from "../../src/forms/state";
 import { followLinkAction } from "./actions";
 
@@ -12,46 +13,39 @@ import { followLinkAction } from "./actions";
 export function VerifyForm() {
   const t = useTranslations("email");
   const [state, action, pending] = useActionState(followLinkAction, idle);
-  const [token, setToken] = useState<string | null>(null);
-  const message = useRef<HTMLParagraphElement>(null);
+  const token = useLinkSecret();
   useEffect(() => {
-    const secret = window.location.hash.slice(1);
-    setToken(secret);
-    if (secret) window.history.replaceState(null, "", window.location.pathname);
     // Another link opened in this tab changes only the fragment: start over with it.
     const reload = () => window.location.reload();
     window.addEventListener("hashchange", reload);
     return () => window.removeEventListener("hashchange", reload);
   }, []);
-  useEffect(() => {
-    if (state.status !== "idle") message.current?.focus();
-  }, [state]);
+  const answered = state.status !== "idle";
   if (state.status === "done") {
     return (
-      <div className="stack">
-        <p className="notice" role="status" tabIndex={-1} ref={message}>
-          {state.data.purpose === "change"
+      <LinkOutcome
+        focus={answered}
+        message={
+          state.data.purpose === "change"
             ? t("changed", { email: state.data.email })
-            : t("verified", { email: state.data.email })}
-        </p>
-        <p>
+            : t("verified", { email: state.data.email })
+        }
+        next={
           <a href="/account" className="button">
             {t("toAccount")}
           </a>
-        </p>
-      </div>
+        }
+      />
     );
   }
   if (token === "" || state.status === "failed") {
     return (
-      <div className="stack">
-        <p className="error" role="alert" tabIndex={-1} ref={message}>
-          {state.status === "failed" ? state.message : t("linkInvalid")}
-        </p>
-        <p>
-          <a href="/account/profile">{t("askAgain")}</a>
-        </p>
-      </div>
+      <LinkOutcome
+        failed
+        focus={answered}
+        message={state.status === "failed" ? state.message : t("linkInvalid")}
+        next={<a href="/account/profile">{t("askAgain")}</a>}
+      />
     );
   }
   return (

@@ -7,6 +7,7 @@ import { cache } from "react";
 import { getRuntime } from "../runtime";
 import { DATABASE_UNAVAILABLE_DIGEST } from "./database-unavailable";
 import { authOptions, sessionLookup } from "./options";
+import { safeReturnPath } from "./return-path";
 
 /**
  * The session lookup did not get an answer from the database. Its digest reaches the error page (Next keeps an
@@ -84,4 +85,17 @@ export async function pageCaller(session: PageSession) {
       guessLimits: runtime.guessLimits,
     }),
   );
+}
+
+export type PageSearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+/**
+ * For the pages a person signs in or up on: the query, and where to go once signed in (`callbackUrl` when it is a
+ * path of this site, else the account); a person already signed in goes there at once.
+ */
+export async function signedOutPage(searchParams: PageSearchParams) {
+  const params = await searchParams;
+  const returnTo = safeReturnPath(typeof params.callbackUrl === "string" ? params.callbackUrl : null) ?? "/account";
+  if (await currentSession()) redirect(returnTo);
+  return { params, returnTo };
 }

@@ -8,16 +8,21 @@ import { createEdgeServer, type EdgeServer } from "@shelf/server/edge/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testLog } from "../testing";
 
+/** What the legacy front host hands the API of a request's headers: contract 5.1's and X-*, nothing else. */
+const LEGACY_FORWARDED = [
+  "authorization",
+  "content-type",
+  "accept",
+  "accept-language",
+  "user-agent",
+  "x-client-version",
+  "x-forwarded-for",
+] as const;
+
 /** An edge that answers every /api request with the headers it was handed: what the API would see. */
 function recordingEdge(): Edge {
   const names = [
-    "authorization",
-    "content-type",
-    "accept",
-    "accept-language",
-    "user-agent",
-    "x-client-version",
-    "x-forwarded-for",
+    ...LEGACY_FORWARDED,
     "cookie",
     "range",
     "if-none-match",
@@ -95,20 +100,16 @@ const everything = {
   forwarded: "for=192.0.2.60",
 };
 
+/** The named headers of `everything`, as the API would see them. */
+const only = (names: readonly (keyof typeof everything)[]) =>
+  Object.fromEntries(names.map((name) => [name, everything[name]]));
+
 describe("the legacy front host", () => {
   it("hands the API only authorization, content-type, accept, accept-language, user-agent and X-* headers", async () => {
     for (const host of ["legacy.shelf.test", "LEGACY.shelf.test", "legacy.shelf.test:443", "old.shelf.test:8080"]) {
       const seen = await send(host, "/api/library", everything);
       expect(seen.status, host).toBe(200);
-      expect(seen.body, host).toEqual({
-        authorization: everything.authorization,
-        "content-type": "application/json",
-        accept: "application/json",
-        "accept-language": "ko-KR",
-        "user-agent": "ShelfCLI/1.2",
-        "x-client-version": "1.2.0",
-        "x-forwarded-for": "203.0.113.5",
-      });
+      expect(seen.body, host).toEqual(only(LEGACY_FORWARDED));
     }
     // A body still arrives whole (its framing is the server's business, not a forwarded header).
     const posted = await send("legacy.shelf.test", "/api/license/check", everything, '{"product_id":1}');

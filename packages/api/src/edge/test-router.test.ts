@@ -124,20 +124,12 @@ describe("JSON bodies", () => {
   });
 
   it("answers 415 to other media types and 413 past the size limit, but only to a caller allowed in", async () => {
-    const text = await request("/api/test/echo", {
-      method: "POST",
-      key,
-      rawBody: "qty=1",
-      headers: { "content-type": "text/plain" },
-    });
+    const postAs = (contentType: string, rawBody: string) =>
+      request("/api/test/echo", { method: "POST", key, rawBody, headers: { "content-type": contentType } });
+    const text = await postAs("text/plain", "qty=1");
     expect(text.status).toBe(415);
     expect(text.body.error).toBe("unsupported_media_type");
-    const suffixed = await request("/api/test/echo", {
-      method: "POST",
-      key,
-      rawBody: '{"qty":2}',
-      headers: { "content-type": "application/vnd.shelf+json; charset=utf-8" },
-    });
+    const suffixed = await postAs("application/vnd.shelf+json; charset=utf-8", '{"qty":2}');
     expect(suffixed.status).toBe(200);
     const large = await request("/api/test/echo", { method: "POST", key, body: { qty: 1, name: "x".repeat(2000) } });
     expect(large.status).toBe(413);

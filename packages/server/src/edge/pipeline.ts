@@ -90,7 +90,7 @@ export const DEFAULT_DB_DEADLINE_MS = 6000;
 type Passage<Credential> = { request: EdgeRequest; requestId: string; credential?: Credential };
 
 /**
- * One HTTP edge for every route of a router, a request passing the stages of ARCHITECTURE.md's request path in
+ * One HTTP edge for every route a host declares, a request passing the stages of ARCHITECTURE.md's request path in
  * order: target, origin, route, health, credential, limit, preflight, body, parameters, call, finish; any stage may
  * answer instead of passing it on. Any server can mount it: the custom Node server writes its results straight to
  * the socket, fetch-style handlers turn them into a `Response`.

@@ -1,5 +1,5 @@
 import { CardSection } from "@shelf/web-kit/card-section";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { dateFormatter } from "../../../src/format";
@@ -10,9 +10,7 @@ const INVOICES_PER_PAGE = 5;
 
 type Props = { searchParams: Promise<{ after?: string; withdrawn?: string }> };
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("billing"))("title") };
-}
+export const generateMetadata = titleFrom("billing", "title");
 
 /**
  * What the account paid and pays: the all-access pass, subscriptions (cancel at period end, resume), orders (what

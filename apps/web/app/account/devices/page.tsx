@@ -1,4 +1,4 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
@@ -6,9 +6,7 @@ import { RecordTable } from "../../../src/components/record-table";
 import { dateFormatter } from "../../../src/format";
 import { releaseDevice, unblockDevice } from "./actions";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("devices"))("title") };
-}
+export const generateMetadata = titleFrom("devices", "title");
 
 /**
  * The devices seated on the account's products, where a device-limit refusal sends its person (`manage_url`), and the

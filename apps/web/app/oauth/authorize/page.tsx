@@ -1,15 +1,13 @@
 import { checkAuthorizationRequest, consentScopes, describeAbility, isAbility, isNativeApp } from "@shelf/api";
 import { setPageStatus } from "@shelf/api/host/pages";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { consentToken } from "../../../src/auth/consent-token";
 import { requireSession } from "../../../src/auth/session";
 import { getRuntime } from "../../../src/runtime";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("consent"))("title") };
-}
+export const generateMetadata = titleFrom("consent", "title");
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 

@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { accountAbilities, defaultAbilities, describeAbility } from "@shelf/api";
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getLocale, getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { PageSection } from "../../../src/components/page-section";
 import { CreateKeyForm } from "./create-key-form";
 import { EndedKeys, KeySlots, LiveKeys } from "./key-lists";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("keys"))("title") };
-}
+export const generateMetadata = titleFrom("keys", "title");
 
 type Props = { searchParams: Promise<{ scope?: string; ended?: string }> };
 

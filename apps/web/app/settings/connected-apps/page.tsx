@@ -1,4 +1,4 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../src/auth/session";
 import { ConfirmButton } from "../../../src/components/confirm-button";
@@ -7,9 +7,7 @@ import { CodeTags, RecordTable } from "../../../src/components/record-table";
 import { dateFormatter } from "../../../src/format";
 import { disconnectAppAction } from "./actions";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("apps"))("title") };
-}
+export const generateMetadata = titleFrom("apps", "title");
 
 /** The apps the person let act for them through OAuth (MCP clients): what each may do, and a way to cut it off. */
 export default async function ConnectedAppsPage() {

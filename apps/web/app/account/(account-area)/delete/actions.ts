@@ -1,6 +1,6 @@
 "use server";
 
-import { accountDeletion, DomainError, ValidationError } from "@shelf/api";
+import { accountDeletion, ValidationError } from "@shelf/api";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { requireSession } from "../../../../src/auth/session";
@@ -21,8 +21,9 @@ export async function deleteAccountAction(_state: FormState, form: FormData): Pr
       confirm_email: String(form.get("confirm_email") ?? ""),
     });
   } catch (error) {
+    const throttled = await throttledForm(error);
+    if (throttled) return throttled;
     const refusal = refusalOf(error);
-    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
     if (refusal instanceof ValidationError && refusal.errors.confirm_email) {
       const t = await getTranslations("deletion");
       return { status: "failed", message: t("confirmMismatch"), fields: { confirm_email: [t("confirmMismatch")] } };

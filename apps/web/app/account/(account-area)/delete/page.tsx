@@ -1,12 +1,10 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { requireSession } from "../../../../src/auth/session";
 import { PageSection } from "../../../../src/components/page-section";
 import { DeleteForm } from "./delete-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("deletion"))("title") };
-}
+export const generateMetadata = titleFrom("deletion", "title");
 
 /**
  * Deleting the account, and exactly what it does: the account is anonymised (orders and invoices are sales records the

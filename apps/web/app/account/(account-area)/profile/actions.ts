@@ -1,6 +1,6 @@
 "use server";
 
-import { accountEmail, DomainError, ValidationError } from "@shelf/api";
+import { accountEmail, ValidationError } from "@shelf/api";
 import { getLocale, getTranslations } from "next-intl/server";
 import { emailDeps } from "../../../../src/auth/email-deps";
 import { pageCaller, requireSession } from "../../../../src/auth/session";
@@ -28,9 +28,7 @@ export async function resendVerificationAction(
     );
     return { status: "done", data: result };
   } catch (error) {
-    const refusal = refusalOf(error);
-    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
-    return failedForm(error);
+    return (await throttledForm(error)) ?? failedForm(error);
   }
 }
 
@@ -51,8 +49,9 @@ export async function changeEmailAction(
     });
     return { status: "done", data: result };
   } catch (error) {
+    const throttled = await throttledForm(error);
+    if (throttled) return throttled;
     const refusal = refusalOf(error);
-    if (refusal instanceof DomainError && refusal.code === "rate_limited") return throttledForm(refusal);
     const said = refusal instanceof ValidationError ? refusal.errors.new_email?.[0] : undefined;
     if (said === "is used by another account" || said === "is already the email of this account") {
       const t = await getTranslations("email");

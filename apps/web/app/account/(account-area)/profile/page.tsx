@@ -1,4 +1,4 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { requireSession } from "../../../../src/auth/session";
 import { PageSection } from "../../../../src/components/page-section";
@@ -6,9 +6,7 @@ import { EmailForm } from "./email-form";
 import { NameForm } from "./name-form";
 import { PasswordForm } from "./password-form";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("security"))("title") };
-}
+export const generateMetadata = titleFrom("security", "title");
 
 export default async function SecurityPage() {
   const session = await requireSession("/account/profile");

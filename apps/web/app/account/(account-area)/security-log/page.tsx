@@ -1,12 +1,10 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../../src/auth/session";
 import { PageSection } from "../../../../src/components/page-section";
 import { dateFormatter } from "../../../../src/format";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("securityLog"))("title") };
-}
+export const generateMetadata = titleFrom("securityLog", "title");
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 

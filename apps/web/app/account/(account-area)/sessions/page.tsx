@@ -1,4 +1,4 @@
-import type { Metadata } from "next";
+import { titleFrom } from "@shelf/web-kit/site-head";
 import { getTranslations } from "next-intl/server";
 import { pageCaller, requireSession } from "../../../../src/auth/session";
 import { ConfirmButton } from "../../../../src/components/confirm-button";
@@ -6,9 +6,7 @@ import { PageSection } from "../../../../src/components/page-section";
 import { dateFormatter } from "../../../../src/format";
 import { endAllSessionsAction, endSessionAction } from "./actions";
 
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await getTranslations("sessions"))("title") };
-}
+export const generateMetadata = titleFrom("sessions", "title");
 
 /** A browser's name from its User-Agent, in a few words ("Chrome on Linux"); the whole string stays in the title. */
 function browserOf(agent: string | null): string | null {

@@ -3,27 +3,27 @@ import { CardSection } from "@shelf/web-kit/card-section";
 import { getTranslations } from "next-intl/server";
 import { Price, PurchaseAction } from "../../../../src/components/price";
 import { dateFormatter } from "../../../../src/format";
+import { ProductArticle } from "./product-parts";
 
 /** A product whose access ended: when, and where to renew it (the seller's page), or whom to ask. */
 export async function EndedProduct({ ended }: { ended: EndedAccessData }) {
   const [t, date] = await Promise.all([getTranslations("product"), dateFormatter()]);
   return (
-    <article className="stack-large">
-      <p>
-        <a href="/account">{t("back")}</a>
-      </p>
-      <header>
-        <h1>{ended.product_name}</h1>
+    <ProductArticle
+      back={{ href: "/account", label: t("back") }}
+      name={ended.product_name}
+      beside={
         <p>
           <span className="badge warn">{t("accessEnded")}</span>
         </p>
-      </header>
+      }
+    >
       <section className="card">
         <h2>{t("license")}</h2>
         <p>{t("accessEndedBody", { date: date(ended.revoked_at ?? ended.access_expires_at) })}</p>
         <PurchaseAction url={ended.purchase_url} label="renew" />
       </section>
-    </article>
+    </ProductArticle>
   );
 }
 
@@ -31,23 +31,24 @@ export async function EndedProduct({ ended }: { ended: EndedAccessData }) {
 export async function OfferedProduct({ product }: { product: ProductApiData }) {
   const t = await getTranslations("purchase");
   return (
-    <article className="stack-large">
-      <p>
-        <a href="/catalog">{t("backToCatalog")}</a>
-      </p>
-      <header>
-        <h1>{product.name}</h1>
-        <p>
-          <span className="badge">{t("notHeld")}</span>
-        </p>
-        {product.description && <p>{product.description}</p>}
-      </header>
+    <ProductArticle
+      back={{ href: "/catalog", label: t("backToCatalog") }}
+      name={product.name}
+      beside={
+        <>
+          <p>
+            <span className="badge">{t("notHeld")}</span>
+          </p>
+          {product.description && <p>{product.description}</p>}
+        </>
+      }
+    >
       <CardSection id="buy" title={t("priceTitle")}>
         <p>
           <Price product={product} />
         </p>
         <PurchaseAction url={product.purchase_url} label="buy" />
       </CardSection>
-    </article>
+    </ProductArticle>
   );
 }

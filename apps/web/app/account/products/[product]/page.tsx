@@ -9,7 +9,14 @@ import { refusalOf } from "../../../../src/forms/errors";
 import { shownName } from "../../../../src/names";
 import { DownloadList } from "./download-list";
 import { EndedProduct, OfferedProduct } from "./not-held";
-import { ProductDelivery, ProductLicense, ProductManual, ProductMcp, ProductReleases } from "./product-parts";
+import {
+  ProductArticle,
+  ProductDelivery,
+  ProductLicense,
+  ProductManual,
+  ProductMcp,
+  ProductReleases,
+} from "./product-parts";
 
 type Props = { params: Promise<{ product: string }> };
 
@@ -81,19 +88,20 @@ export default async function ProductPage({ params }: Props) {
   const typeLabel = await typeLabeler();
   const manual = detail.manual;
   return (
-    <article className="stack-large">
-      <p>
-        <a href="/account">{t("back")}</a>
-      </p>
-      <header>
-        <h1>{item.product.name}</h1>
-        <p className="muted">{typeLabel(item.product.type_label)}</p>
-        <p className="badges">
-          {!license.licensed && <span className="badge warn">{t(`codes.${license.code}`)}</span>}
-          {license.licensed && !license.update_window_open && <span className="badge warn">{t("updatesEnded")}</span>}
-        </p>
-        {detail.product.description && <p>{detail.product.description}</p>}
-      </header>
+    <ProductArticle
+      back={{ href: "/account", label: t("back") }}
+      name={item.product.name}
+      beside={
+        <>
+          <p className="muted">{typeLabel(item.product.type_label)}</p>
+          <p className="badges">
+            {!license.licensed && <span className="badge warn">{t(`codes.${license.code}`)}</span>}
+            {license.licensed && !license.update_window_open && <span className="badge warn">{t("updatesEnded")}</span>}
+          </p>
+          {detail.product.description && <p>{detail.product.description}</p>}
+        </>
+      }
+    >
       {detail.hero_path && (
         // biome-ignore lint/performance/noImgElement: next/image sets an inline style the CSP refuses, and its optimizer would fetch the file without the reader's session.
         <img
@@ -127,6 +135,6 @@ export default async function ProductPage({ params }: Props) {
         <ProductManual productId={id} manual={manual} completed={item.setup_progress.completed_step_indexes} />
       )}
       <ProductReleases releases={releases.releases} />
-    </article>
+    </ProductArticle>
   );
 }

@@ -1,12 +1,42 @@
 import { CardSection } from "@shelf/web-kit/card-section";
 import { ListOrEmpty } from "@shelf/web-kit/list-or-empty";
 import { getLocale, getTranslations } from "next-intl/server";
+import type { ReactNode } from "react";
 import type { pageCaller } from "../../../../src/auth/session";
 import { ConfirmButton } from "../../../../src/components/confirm-button";
 import { RecordTable } from "../../../../src/components/record-table";
 import { dateFormatter } from "../../../../src/format";
 import { shownName } from "../../../../src/names";
 import { blockProductDevice, recordSetupStep, releaseProductDevice } from "./actions";
+
+/**
+ * A product's page, whatever the account holds of it: the way back, its name and what is said beside it (badges, a
+ * description), then its sections.
+ */
+export function ProductArticle({
+  back,
+  name,
+  beside,
+  children,
+}: {
+  back: { href: string; label: string };
+  name: string;
+  beside: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <article className="stack-large">
+      <p>
+        <a href={back.href}>{back.label}</a>
+      </p>
+      <header>
+        <h1>{name}</h1>
+        {beside}
+      </header>
+      {children}
+    </article>
+  );
+}
 
 type Caller = Awaited<ReturnType<typeof pageCaller>>;
 type License = Awaited<ReturnType<Caller["license"]["product"]>>["license"];
