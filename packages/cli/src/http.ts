@@ -53,9 +53,25 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
 export const isTimeout = (error: unknown) => (error as Error | undefined)?.name === "TimeoutError";
 
 /** Why a request never got an answer, in the user's words. */
+/** What a person can act on, for the network errors that say little by their code alone. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: "nothing answers at that address",
+  ECONNRESET: "the connection was reset",
+  ENOTFOUND: "no such host",
+  EAI_AGAIN: "the host name could not be looked up now",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  UND_ERR_SOCKET: "the connection was cut before an answer came",
+  UND_ERR_CONNECT_TIMEOUT: "connecting took too long",
+};
+
+/** Why a request got no answer, in words and with the system's code (`nothing answers at that address, ECONNREFUSED`). */
 function networkReason(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
+  const code = cause?.code;
+  const words = code === undefined ? undefined : NETWORK_REASONS[code];
+  if (words) return `${words}, ${code}`;
+  return code ?? cause?.message ?? (error as Error).message;
 }
 
 const unreachableHint = "Check your connection and the address (--base-url or SHELF_BASE_URL).";

@@ -87,6 +87,18 @@ describe("a service that cannot be reached", () => {
     expect(LibraryOutput.parse(JSON.parse(back.stdout)).items).toHaveLength(2);
   });
 
+  it("says in words that the connection was cut, with the system's code", async () => {
+    const { env } = await checkedOnce();
+    front.settings.answer = () => "drop";
+    const library = await shelf(["library", "--json"], env);
+    expect(library.code).toBe(3);
+    expect(errorOf(library)).toMatchObject({
+      code: "unreachable",
+      message: expect.stringContaining("(the connection was cut before an answer came, UND_ERR_SOCKET)"),
+    });
+    expect(library.stderr).toContain("retrying in");
+  });
+
   it("says the service cannot be reached (exit 3) for a product never checked here, not that no product matches", async () => {
     const { env, never } = await checkedOnce();
     front.settings.answer = () => "drop";
