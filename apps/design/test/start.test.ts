@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { designTokens } from "@shelf/api";
-import { accepts, groupAlive, type NpmRun, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
+import { accepts, groupAlive, groupLingers, type NpmRun, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
 import { createDb } from "@shelf/db";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
@@ -16,15 +16,6 @@ const root = path.resolve(designDir, "../..");
  * Whether a process of the group is still there after a few seconds: a PostgreSQL slow to write its shutdown
  * checkpoint on a loaded machine is told to stop at once after 3 s, and its backends may take a moment more.
  */
-async function groupLingers(group: number): Promise<boolean> {
-  const deadline = Date.now() + 10_000;
-  while (groupAlive(group)) {
-    if (Date.now() > deadline) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
-
 describe("npm start of the design app alone, with a wrong setting", () => {
   it.each([
     ["a bad port", { DESIGN_PORT: "eighty" }, /Invalid settings: DESIGN_PORT/],

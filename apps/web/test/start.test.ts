@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILD_REPORT, buildState } from "@shelf/api/host";
-import { accepts, groupAlive, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
+import { accepts, groupAlive, groupLingers, runNpm, tracedProjectFiles } from "@shelf/api/testing/apps";
 import { describe, expect, it } from "vitest";
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -134,7 +134,7 @@ describe("stopping npm start of the web app alone", () => {
         expect(code).toBe(0);
         expect(await accepts(port)).toBe(false);
         expect(await accepts(databasePort)).toBe(false);
-        expect(groupAlive(group)).toBe(false);
+        expect(await groupLingers(group)).toBe(false);
       } finally {
         if (groupAlive(group)) process.kill(-group, "SIGKILL");
         await fs.rm(dataDir, { recursive: true, force: true });

@@ -1,9 +1,9 @@
 /** The start-up every app's process calls (server side); pages import `@shelf/api/host/pages` instead. */
-export { BUILD_REPORT, BUILD_SOURCES, buildState, failStart, prepareStart } from "./build";
+export { BUILD_REPORT, BUILD_SOURCES, buildState, failStart, prepareStart } from "@shelf/server/host/build";
+export { APP_NODE_FLAGS, isLaunched, type LaunchedApp, launchApps, type ReadyMessage } from "@shelf/server/host/launch";
+export { contentSecurityPolicy, type PageHeaderOptions, pageHeaders } from "@shelf/server/host/page-headers";
+export { withPageStatus } from "@shelf/server/host/page-status";
 export { HostEnv, portSetting, readAppSettings } from "./env";
-export { APP_NODE_FLAGS, isLaunched, type LaunchedApp, launchApps, type ReadyMessage } from "./launch";
-export { contentSecurityPolicy, type PageHeaderOptions, pageHeaders } from "./page-headers";
-export { withPageStatus } from "./page-status";
 export {
   type EdgeBasics,
   type HostApp,

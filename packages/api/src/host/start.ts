@@ -5,6 +5,9 @@ import { createDatabaseHealth, type DatabaseHealth, type DbEnv, resolveDatabase,
 import { hostNames } from "@shelf/server/edge/hosts";
 import type { Edge } from "@shelf/server/edge/pipeline";
 import { createEdgeServer, type EdgeServerOptions } from "@shelf/server/edge/server";
+import { isLaunched, type ReadyMessage } from "@shelf/server/host/launch";
+import { type PageHeaderOptions, pageHeaders } from "@shelf/server/host/page-headers";
+import { withPageStatus } from "@shelf/server/host/page-status";
 import { createLogger, type LogEnv, type Logger } from "@shelf/server/log";
 import { createMetrics } from "@shelf/server/metrics";
 import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
@@ -13,9 +16,6 @@ import { createDelivery, type Delivery, type DeliveryFiles, loadDeliveryFiles, s
 import type { ApiEnv } from "../env";
 import { scheduleHousekeeping } from "../housekeeping";
 import type { HostEnv } from "./env";
-import { isLaunched, type ReadyMessage } from "./launch";
-import { type PageHeaderOptions, pageHeaders } from "./page-headers";
-import { withPageStatus } from "./page-status";
 import { createUnavailablePage, servedWithoutDatabase, unavailableStatus } from "./unavailable-page";
 
 /** Next's server as the start-up drives it: the app makes it (`next({ dev, dir })`), so Next stays in the apps. */

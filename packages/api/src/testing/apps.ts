@@ -242,6 +242,19 @@ export function groupAlive(group: number): boolean {
   }
 }
 
+/**
+ * Whether a process group is still there 10 s on: a stopped app's last children (the embedded PostgreSQL's) may take
+ * a moment after npm has exited, which is no leak; one still there then is.
+ */
+export async function groupLingers(group: number): Promise<boolean> {
+  const deadline = Date.now() + 10_000;
+  while (groupAlive(group)) {
+    if (Date.now() > deadline) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 /** What `/readyz` answers for an app's server as the tests start it: every store checked, memory rate limits, files. */
 export const READY_AS_TESTED = {
   status: "ready",

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
-import { clientAddressOf } from "@shelf/server/edge/address";
+import { clientAddressOf } from "../edge/address";
 import { API_REFERENCE_PATH } from "./api-reference";
 import { CLIENT_ADDRESS_HEADER, NONCE_HEADER } from "./headers";
 
