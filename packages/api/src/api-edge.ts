@@ -75,7 +75,7 @@ export function createEdge(options: EdgeOptions): ApiEdge {
     ...options,
     routes,
     call: (route) => directCall(router, route.procedure),
-    document: { parsed: document, text: JSON.stringify(document), path: options.document?.path },
+    document: { parsed: document, path: options.document?.path },
     unwrapError: unwrapTrpcError,
     callers: {
       credential: (request, protocolPolicy, address) =>

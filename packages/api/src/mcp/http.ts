@@ -6,9 +6,9 @@ import type { EdgeRequest } from "@shelf/server/edge/request";
 import { type EdgeResult, errorToResponse } from "@shelf/server/edge/results";
 import { JsonText } from "@shelf/server/json-text";
 import type { Logger } from "@shelf/server/log";
-import { type AnyRouter, callTRPCProcedure, TRPCError } from "@trpc/server";
+import { type AnyRouter, callTRPCProcedure } from "@trpc/server";
 import type { Context } from "../context";
-import { DomainError, unwrapTrpcError, ValidationError } from "../errors";
+import { DomainError, unwrapTrpcError } from "../errors";
 
 /*
  * What every MCP endpoint of this project does alike over HTTP (the account MCP, the design MCP): how a
@@ -135,11 +135,9 @@ export async function callProcedureTool(options: {
     }
     return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
   } catch (error) {
-    const cause = error instanceof TRPCError && error.cause ? error.cause : error;
-    if (cause instanceof DomainError || cause instanceof ValidationError || error instanceof TRPCError) {
-      const mapped = errorToResponse(unwrapTrpcError(error));
-      if (!mapped.unexpected) return toolError(mapped.body);
-    }
+    // A refusal (a domain error, an invalid input) is the tool's answer; anything else is a fault.
+    const mapped = errorToResponse(unwrapTrpcError(error));
+    if (!mapped.unexpected) return toolError(mapped.body);
     if (databaseUnavailable(error)) throw error;
     options.log.error({ reqId: options.requestId, err: error, tool: options.tool }, "MCP tool failed");
     return toolError({ message: "The tool failed unexpectedly.", error: "internal_error" });

@@ -43,10 +43,10 @@ export type PipelineOptions<Meta extends EdgeRouteMeta, Credential, Policy, Cont
   /** Makes a route's call, once per route when the edge is made. */
   call: (route: EdgeRoute<Meta>) => RouteCall<Context>;
   /**
-   * The OpenAPI document the routes are described in, parsed and as served: each route's path, query and form fields
-   * are read as typed there. `path`: where the edge serves it, if it does.
+   * The OpenAPI document the routes are described in: each route's path, query and form fields are read as typed
+   * there. `path`: where the edge serves it, if it does (written out once, when the edge is made).
    */
-  document: { parsed: OpenApiPaths; text: string; path?: string };
+  document: { parsed: OpenApiPaths; path?: string };
   /** What a host's framework wraps around what its procedures threw, taken off before the error is answered. */
   unwrapError?: (error: unknown) => unknown;
   db: Database;
@@ -123,6 +123,7 @@ class Pipeline<Meta extends EdgeRouteMeta, Credential, Policy, Context extends {
   readonly routes: RouteTable<Meta>;
   readonly own: Map<string, OwnLimit>;
   private readonly inputs: Map<EdgeRoute, RouteInputs>;
+  private readonly documentText: string;
   /** Each route's call, made once. */
   private readonly calls: Map<EdgeRoute<Meta>, RouteCall<Context>>;
   /** The protocol each route speaks, if any (its meta says which, once). */
@@ -134,6 +135,7 @@ class Pipeline<Meta extends EdgeRouteMeta, Credential, Policy, Context extends {
   constructor(private readonly options: PipelineOptions<Meta, Credential, Policy, Context>) {
     this.routes = new RouteTable(options.routes);
     this.inputs = routeInputs(options.document.parsed, this.routes.routes);
+    this.documentText = JSON.stringify(options.document.parsed);
     this.calls = new Map(this.routes.routes.map((route) => [route, options.call(route)]));
     const protocols = options.protocols ?? [];
     this.protocolOf = protocolsByPath(this.routes.routes, protocols);
@@ -204,7 +206,7 @@ class Pipeline<Meta extends EdgeRouteMeta, Credential, Policy, Context extends {
     return {
       status: 200,
       headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
-      body: this.options.document.text,
+      body: this.documentText,
     };
   }
 
