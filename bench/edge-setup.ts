@@ -3,10 +3,13 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
+  type AccountServices,
   createAccountApiEdge,
   createDelivery,
+  createGuessLimits,
   createLogger,
   createRateLimiter,
+  type Delivery,
   loadDeliveryFiles,
   readApiEnv,
 } from "@shelf/api";
@@ -52,7 +55,7 @@ export async function startBenchEdge(name: string): Promise<BenchEdge> {
     const edge = createAccountApiEdge({
       db: handle.db,
       baseUrl: "http://bench.test",
-      delivery,
+      ...benchServices(delivery, "http://bench.test"),
       rateLimiter: createRateLimiter({ points: 1e9 }),
       log,
     });
@@ -61,4 +64,16 @@ export async function startBenchEdge(name: string): Promise<BenchEdge> {
     await close();
     throw error;
   }
+}
+
+/**
+ * The account host's services of a benchmark's in-process edge, as the web app makes them: guessing limits in memory,
+ * the authorization server at the edge's base URL with a secret of the run's own.
+ */
+export function benchServices(delivery: Delivery, baseUrl: string): Omit<AccountServices, "mcp"> {
+  return {
+    delivery,
+    guessLimits: createGuessLimits({ namespace: `bench-${randomBytes(4).toString("hex")}` }),
+    oauth: { issuer: baseUrl, resource: `${baseUrl}/api/mcp`, brand: "shelf", secret: randomBytes(32).toString("hex") },
+  };
 }

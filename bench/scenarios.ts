@@ -9,6 +9,7 @@ import {
 import { fromFetch } from "@shelf/api/edge";
 import { createDb } from "@shelf/db";
 import type { BenchData } from "./data";
+import { benchServices } from "./edge-setup";
 import type { LoadTarget, startProcess } from "./harness";
 import { BASE_URL } from "./settings";
 
@@ -155,7 +156,7 @@ export async function countStatements(url: string, data: BenchData, dataDir: str
   const edge = createAccountApiEdge({
     db: handle.db,
     baseUrl: BASE_URL,
-    delivery,
+    ...benchServices(delivery, BASE_URL),
     rateLimiter: createRateLimiter({ points: 1e9 }),
     log: createLogger({ SHELF_LOG_LEVEL: "silent", SHELF_LOG_FILE: undefined }),
   });

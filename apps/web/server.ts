@@ -1,6 +1,7 @@
 import path from "node:path";
 import {
   createAccountApiEdge,
+  createAccountMcpOf,
   createGuessLimits,
   createMailer,
   createMetadataDocuments,
@@ -71,10 +72,14 @@ startNextApp(import.meta.url, readWebConfig, (config) => {
         // Clients may name themselves by the URL of their metadata document (fetched under SSRF rules).
         documents: createMetadataDocuments({ log: host.log, loopbackOrigin: api.SHELF_OAUTH_LOOPBACK_DOCUMENT_ORIGIN }),
       };
+      // One account MCP for the process: its edge serves it, and the pages' caller has the same one in its context.
+      const mcp = createAccountMcpOf(host.edge);
       const accountApi = createAccountApiEdge({
         ...host.edge,
         disclosure,
         oauth: oauthSettings,
+        guessLimits,
+        mcp,
         routeLimits: {
           "oauth-register": api.SHELF_OAUTH_REGISTRATIONS_PER_MINUTE,
           "oauth-token": api.SHELF_OAUTH_TOKEN_REQUESTS_PER_MINUTE,
@@ -89,6 +94,7 @@ startNextApp(import.meta.url, readWebConfig, (config) => {
         authSecret,
         secureCookies: host.baseUrl.startsWith("https:"),
         oauth: oauthSettings,
+        mcp,
         mailer,
         disclosure,
         invoiceFont: INVOICE_FONT_PATH,

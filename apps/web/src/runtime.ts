@@ -1,4 +1,4 @@
-import type { GuessLimits, Mailer, OAuthSettings, PublicDisclosureData } from "@shelf/api";
+import type { GuessLimits, Mailer, McpEndpoint, OAuthSettings, PublicDisclosureData } from "@shelf/api";
 import { runtimeSlot } from "@shelf/api/host/pages";
 import type { PagesRuntime } from "@shelf/web-kit/runtime";
 import type { WebConfig } from "./env";
@@ -13,6 +13,8 @@ export type WebRuntime = PagesRuntime<WebConfig> & {
   secureCookies: boolean;
   /** The authorization server's settings: issuer, the resource it protects, the token brand. */
   oauth: OAuthSettings;
+  /** The account MCP's serving code, the one the account API's edge serves: the pages' procedures get it too. */
+  mcp: McpEndpoint;
   /** Account mail: SMTP (`SHELF_SMTP_URL`) or the data folder's outbox. */
   mailer: Mailer;
   /** The business disclosure the footer shows (`/api/public/disclosure`'s data), when the deployment publishes one. */

@@ -1,9 +1,12 @@
 import { type ApiEdge, createEdge, type HostEdgeOptions } from "./api-edge";
 
 import { type CredentialPolicy, designTokenResolver } from "./auth/credential";
+import type { DesignServices } from "./context";
+import type { Delivery } from "./delivery";
 import { createDesignMcp } from "./design-mcp/service";
 import { designRouter } from "./design-router";
 import { designMcpCredentials, mcpProtocol } from "./protocols/mcp";
+import { DEFAULT_COLLECT_LEASE_SECONDS } from "./routers/design-collect/schemas";
 import { DESIGN_OPENAPI_PATH } from "./routers/design-manifest/router";
 
 export { type DesignRouter, designRouter } from "./design-router";
@@ -28,14 +31,22 @@ export const DESIGN_API_DOCUMENT = {
  * The design host's agent API over HTTP, design agent tokens only, and its MCP endpoint (`/mcp`), served by the MCP
  * protocol with the design host's credentials and challenge.
  */
-export function createDesignApiEdge(options: HostEdgeOptions): ApiEdge {
-  const { allowedHosts = [], ...edgeOptions } = options;
-  return createEdge({
+export function createDesignApiEdge(options: DesignEdgeOptions): ApiEdge {
+  const { allowedHosts = [], delivery, collectLeaseSeconds = DEFAULT_COLLECT_LEASE_SECONDS, ...edgeOptions } = options;
+  const mcp = createDesignMcp({ router: designRouter, dbDeadlineMs: options.dbDeadlineMs, log: options.log });
+  return createEdge<DesignServices>({
     ...edgeOptions,
     router: designRouter,
     credentials: designApiPolicy,
     protocols: [mcpProtocol(options.baseUrl, allowedHosts, designMcpCredentials(designApiPolicy))],
     document: DESIGN_API_DOCUMENT,
-    mcp: createDesignMcp({ router: designRouter, dbDeadlineMs: options.dbDeadlineMs, log: options.log }),
+    services: { delivery, mcp, collectLeaseSeconds },
   });
 }
+
+/** What the design API's edge is made with: the host's edge options, its artifact store, its collection lease. */
+export type DesignEdgeOptions = HostEdgeOptions & {
+  delivery: Delivery;
+  /** How long the collection lock lasts without an upload (`SHELF_COLLECT_LEASE_SECONDS`); 600 seconds by default. */
+  collectLeaseSeconds?: number;
+};

@@ -3,7 +3,7 @@ import { designDocsRouter } from "./routers/design-docs/router";
 import { designGalleryRouter } from "./routers/design-gallery/router";
 import { designManifestRouter } from "./routers/design-manifest/router";
 import { designMcpRouter } from "./routers/design-mcp/router";
-import { router } from "./trpc";
+import { designRoutes } from "./trpc";
 
 /**
  * The design host's API: the agent API, whose every route declares the role a design agent token needs
@@ -11,7 +11,7 @@ import { router } from "./trpc";
  * `design_gallery`). Its own module, apart from the edge that serves it (design-api.ts): the design MCP's tools read
  * their procedures' output schemas from it.
  */
-export const designRouter = router({
+export const designRouter = designRoutes({
   docs: designDocsRouter,
   collect: designCollectRouter,
   manifest: designManifestRouter,

@@ -27,7 +27,7 @@ export {
   describeAbility,
   isAbility,
 } from "./abilities";
-export { ACCOUNT_API_DOCUMENT, createAccountApiEdge } from "./account-api";
+export { ACCOUNT_API_DOCUMENT, createAccountApiEdge, createAccountMcpOf } from "./account-api";
 export type { BearerResolver, Caller, CallerType, Credential, DesignCaller } from "./auth/caller";
 export { accountApiPolicy, type CredentialPolicy, resolveCredential } from "./auth/credential";
 export { resolveDesignToken } from "./auth/design-token";
@@ -46,7 +46,13 @@ export {
 export { typeLabels } from "./catalog/delivery-data";
 export * as policyAdmin from "./client-policy";
 export * as orderAdmin from "./commerce/order-admin";
-export { type Context, createContext } from "./context";
+export {
+  type AccountContext,
+  type AccountServices,
+  createContext,
+  type DesignContext,
+  type McpEndpoint,
+} from "./context";
 export { loadDataFolderSecret } from "./data-secret";
 export {
   createArtifactStore,

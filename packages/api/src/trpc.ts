@@ -4,7 +4,7 @@ import type { EdgeRouteMeta, HttpMethod } from "@shelf/server/edge/routes";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { AccountAbility } from "./abilities";
-import type { Context } from "./context";
+import type { AccountContext, DesignContext } from "./context";
 import type { Delivery } from "./delivery";
 import type { DomainErrorCode } from "./errors";
 
@@ -185,10 +185,23 @@ export type DesignAccess = {
  */
 export type Meta = OpenApiMeta & RouteMeta & (AccountAccess | DesignAccess);
 
-const t = initTRPC.context<Context>().meta<Meta>().create();
+/**
+ * One tRPC per host, each over its host's context: a procedure of the account host can use the account's services
+ * (delivery, OAuth's settings, the account MCP, guessing limits), one of the design host the design's, and a caller
+ * that does not give them all does not compile. The meta, and so the edge, the document and the matrices, are one.
+ */
+const account = initTRPC.context<AccountContext>().meta<Meta>().create();
+const design = initTRPC.context<DesignContext>().meta<Meta>().create();
 
-export const router = t.router;
-export const middleware = t.middleware;
-export const createCallerFactory = t.createCallerFactory;
-/** The bare procedure: every builder in `procedures/` starts from it with its caller middleware. */
-export const baseProcedure = t.procedure;
+/** The account host's router builder (the app router's branches). */
+export const router = account.router;
+export const middleware = account.middleware;
+export const createCallerFactory = account.createCallerFactory;
+/** The account host's bare procedure: every account builder in `procedures/` starts from it with its caller middleware. */
+export const baseProcedure = account.procedure;
+
+/** The design host's builders: its router's branches, its bare procedure, its middleware, its callers. */
+export const designRoutes = design.router;
+export const designMiddleware = design.middleware;
+export const designBaseProcedure = design.procedure;
+export const createDesignCallerFactory = design.createCallerFactory;

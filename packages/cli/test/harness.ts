@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAccountApiEdge, createRateLimiter, DEMO_DISCLOSURE, type RateLimiter } from "@shelf/api";
 import { createEdgeServer } from "@shelf/api/edge";
-import { createTestDelivery, TEST_OAUTH_SETTINGS, testLog } from "@shelf/api/testing";
+import { accountServicesOf, createTestDelivery, TEST_OAUTH_SETTINGS, testLog } from "@shelf/api/testing";
 import { createTestDatabase, type TestDatabase } from "@shelf/db/testing";
 
 const cliDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -170,9 +170,10 @@ export async function startServer(options: { rateLimiter?: RateLimiter } = {}) {
     baseUrl,
     rateLimiter: options.rateLimiter ?? createRateLimiter({ points: 1_000_000 }),
     log: testLog,
-    delivery,
     disclosure: DEMO_DISCLOSURE,
-    oauth: { ...TEST_OAUTH_SETTINGS, issuer: baseUrl, resource: `${baseUrl}/api/mcp` },
+    ...accountServicesOf(delivery, {
+      oauth: { ...TEST_OAUTH_SETTINGS, issuer: baseUrl, resource: `${baseUrl}/api/mcp` },
+    }),
   });
   const server = createEdgeServer({
     edges: [edge],

@@ -83,6 +83,8 @@ export async function pageCaller(session: PageSession) {
       acceptLanguage: await getLocale(),
       keyBrand: runtime.config.api.SHELF_KEY_PREFIX,
       guessLimits: runtime.guessLimits,
+      oauth: runtime.oauth,
+      mcp: runtime.mcp,
     }),
   );
 }

@@ -6,7 +6,7 @@ import type { Database } from "@shelf/db";
 import { schema } from "@shelf/db";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Caller } from "../auth/caller";
-import type { Context } from "../context";
+import type { BaseContext } from "../context";
 import { DomainError } from "../errors";
 import { type AnswerLanguage, answerLanguageOf } from "../language";
 import { isoOrNull } from "../schemas/common";
@@ -27,7 +27,7 @@ export const WITHDRAWAL_DAYS = 7;
 export type CommerceView = { baseUrl: string; language: AnswerLanguage };
 
 /** Links and labels of a commerce answer: the API's base URL, and the reader's language (Korean or English). */
-export function commerceView(ctx: Pick<Context, "baseUrl" | "acceptLanguage" | "res">): CommerceView {
+export function commerceView(ctx: Pick<BaseContext, "baseUrl" | "acceptLanguage" | "res">): CommerceView {
   return { baseUrl: ctx.baseUrl, language: answerLanguageOf(ctx) };
 }
 

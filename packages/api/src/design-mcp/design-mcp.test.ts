@@ -9,7 +9,7 @@ import { createAccountApiEdge } from "../account-api";
 import type { ApiEdge } from "../api-edge";
 import { createDesignToken } from "../auth/design-token-admin";
 import { createDesignApiEdge } from "../design-api";
-import { createAccountWithKey, recordSecret, TEST_BASE_URL, testLog } from "../testing";
+import { createAccountWithKey, recordSecret, TEST_BASE_URL, testAccountServices, testLog } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
 import { randomScreens, seedRun } from "../testing/gallery";
 import { MCP_INITIALIZE, mcpPost } from "../testing/mcp";
@@ -257,13 +257,14 @@ describe("design MCP", () => {
     expect((await post({ jsonrpc: "2.0", id: 4, method: "tools/list" })).status).toBe(200);
   });
 
-  it("is documented without a session header, where the account MCP's operations list one", () => {
+  it("is documented without a session header, where the account MCP's operations list one", async () => {
     const headers = (document: ApiEdge["document"], path: string, method: "post" | "delete") =>
       ((document.paths?.[path]?.[method]?.parameters ?? []) as { in: string; name: string }[])
         .filter((parameter) => parameter.in === "header")
         .map((parameter) => parameter.name);
     expect(headers(edge.document, "/mcp", "post")).toEqual(["MCP-Protocol-Version"]);
     const account = createAccountApiEdge({
+      ...(await testAccountServices()),
       db: testDb.db,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 1_000_000 }),

@@ -6,7 +6,7 @@ import {
   middlewareMarker,
   TRPCError,
 } from "@trpc/server/unstable-core-do-not-import";
-import type { Context } from "../context";
+import type { BaseContext } from "../context";
 import type { Meta } from "../trpc";
 
 type Result = { ok: boolean; data?: unknown; error?: unknown; marker: unknown; ctx?: unknown };
@@ -36,7 +36,7 @@ type Step =
   | { kind: "output"; parse: Parse }
   | { kind: "resolve"; resolver: Resolver };
 
-export type DirectCall = (ctx: Context, getRawInput: () => Promise<unknown>) => Promise<unknown>;
+export type DirectCall = (ctx: BaseContext, getRawInput: () => Promise<unknown>) => Promise<unknown>;
 
 /**
  * A procedure called as tRPC calls it, minus tRPC's generic runner. The procedure's own middlewares (the caller

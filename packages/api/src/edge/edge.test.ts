@@ -14,6 +14,7 @@ import {
   createProduct,
   grantEntitlement,
   TEST_BASE_URL,
+  testAccountServices,
   testLog,
 } from "../testing";
 import { collectRoutes } from "./routes";
@@ -32,6 +33,7 @@ describe("the account API edge", () => {
     const { key } = await createAccountWithKey(testDb.db);
     const failures: string[] = [];
     const edge = createAccountApiEdge({
+      ...(await testAccountServices()),
       db: testDb.db,
       baseUrl: TEST_BASE_URL,
       log: testLog,
@@ -152,6 +154,7 @@ describe("the account API edge", () => {
       },
     );
     const edge = createAccountApiEdge({
+      ...(await testAccountServices()),
       db: broken.db,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 100 }),
@@ -215,6 +218,7 @@ describe("the account API edge", () => {
 
   it("uses the trusted proxy's last X-Forwarded-For entry for the per-address limit, never a forged first one", async () => {
     const edge = createAccountApiEdge({
+      ...(await testAccountServices()),
       db: testDb.db,
       baseUrl: TEST_BASE_URL,
       rateLimiter: createRateLimiter({ points: 2 }),

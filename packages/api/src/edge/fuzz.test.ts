@@ -25,6 +25,7 @@ import {
   grantEntitlement,
   TEST_BASE_URL,
   TEST_OAUTH_SETTINGS,
+  testAccountServices,
   testLog,
 } from "../testing";
 import { createTestDelivery } from "../testing/delivery";
@@ -101,6 +102,7 @@ beforeAll(async () => {
   };
   // The fuzzer's requests name Host 127.0.0.1: the MCP endpoints take it, so that their runs get past the door.
   edges["account API"] = createAccountApiEdge({
+    ...(await testAccountServices()),
     ...common,
     disclosure: DEMO_DISCLOSURE,
     oauth: TEST_OAUTH_SETTINGS,

@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
 import { createEdge } from "../api-edge";
+import type { AccountServices } from "../context";
 import {
   createAccountWithKey,
   createApiClient,
@@ -15,6 +16,7 @@ import {
   grantEntitlement,
   TEST_BASE_URL,
   TEST_OAUTH_SETTINGS,
+  testAccountServices,
   testLog,
 } from "../testing";
 import { startDbProxy } from "../testing/db-proxy";
@@ -33,7 +35,11 @@ let request: ReturnType<typeof createApiClient>;
 let key: string;
 let serverId: number;
 
+/** The account host's services of this file's edges (made once: the shared test delivery). */
+let services: AccountServices;
+
 beforeAll(async () => {
+  services = await testAccountServices();
   testDb = await createTestDatabase();
   const holder = await createAccountWithKey(testDb.db);
   key = holder.key;
@@ -120,6 +126,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The account API's edge (OAuth and the MCP among its routes) on the pool behind the proxy. */
 function accountApiThroughProxy() {
   return createAccountApiEdge({
+    ...services,
     db: pool.db,
     dbDeadlineMs: pool.deadlineMs,
     health,

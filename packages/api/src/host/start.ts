@@ -49,11 +49,8 @@ export type HostBasics = {
 
 /** What every edge of an app is made with (`createEdge`'s options but the router, credentials and document). */
 export type EdgeBasics = Required<
-  Pick<
-    EdgeOptions,
-    "db" | "dbDeadlineMs" | "health" | "log" | "baseUrl" | "delivery" | "keyBrand" | "rateLimiter" | "routeLimiter"
-  >
-> & { trustProxy: boolean };
+  Pick<EdgeOptions, "db" | "dbDeadlineMs" | "health" | "log" | "baseUrl" | "keyBrand" | "rateLimiter" | "routeLimiter">
+> & { trustProxy: boolean; delivery: Delivery };
 
 /** The start-up once the server listens: the port, and so the public base URL, are known. */
 export type RunningHost = HostBasics & {

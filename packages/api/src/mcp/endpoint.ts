@@ -160,15 +160,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   async function callTool(ctx: McpContext, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
-    const context = createContext({
-      db: ctx.db,
-      credential: { status: "valid", caller: ctx.caller },
-      baseUrl: ctx.baseUrl,
-      delivery: ctx.delivery,
-      acceptLanguage: ctx.acceptLanguage,
-      keyBrand: ctx.keyBrand,
-      log: ctx.log,
-    });
+    // The host's whole context (its services), as the tool's own REST route would have it, with a response of its own.
+    const { caller, res: _endpointResponse, ...host } = ctx;
+    const context = createContext({ ...host, credential: { status: "valid", caller } });
     return callProcedureTool({
       router: options.router,
       path: tool.procedure,

@@ -7,7 +7,7 @@ import { type EdgeResult, errorToResponse } from "@shelf/server/edge/results";
 import { JsonText } from "@shelf/server/json-text";
 import type { Logger } from "@shelf/server/log";
 import { type AnyRouter, callTRPCProcedure } from "@trpc/server";
-import type { Context } from "../context";
+import type { BaseContext } from "../context";
 import { DomainError, unwrapTrpcError } from "../errors";
 
 /*
@@ -100,7 +100,7 @@ export async function callProcedureTool(options: {
   router: AnyRouter;
   path: string;
   type: "query" | "mutation";
-  ctx: Context;
+  ctx: BaseContext;
   input: () => unknown;
   dbDeadlineMs: number;
   log: Logger;

@@ -9,8 +9,16 @@ import { createRateLimiter } from "@shelf/server/rate-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountAbilities } from "../abilities";
 import { createAccountApiEdge } from "../account-api";
+import type { AccountServices } from "../context";
 import { appRouter } from "../root";
-import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+import {
+  createAccountWithKey,
+  createProduct,
+  grantEntitlement,
+  TEST_BASE_URL,
+  testAccountServices,
+  testLog,
+} from "../testing";
 import { edgeFetcher, MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { accountTools } from "./tools";
 
@@ -27,6 +35,7 @@ const MCP_URL = `${TEST_BASE_URL}/api/mcp`;
 /** The account API's edge on this file's database, with a rate limit of `points` and any other option named. */
 function accountEdge(points: number, options: { maxBodyBytes?: number } = {}): Edge {
   return createAccountApiEdge({
+    ...services,
     db: testDb.db,
     baseUrl: TEST_BASE_URL,
     rateLimiter: createRateLimiter({ points }),
@@ -35,7 +44,11 @@ function accountEdge(points: number, options: { maxBodyBytes?: number } = {}): E
   });
 }
 
+/** The account host's services of this file's edges (made once: the shared test delivery). */
+let services: AccountServices;
+
 beforeAll(async () => {
+  services = await testAccountServices();
   testDb = await createTestDatabase();
   edge = accountEdge(1_000_000);
 });

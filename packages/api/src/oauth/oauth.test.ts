@@ -8,8 +8,16 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../account-api";
+import type { AccountServices } from "../context";
 import { pruneExpired } from "../housekeeping";
-import { createAccount, recordSecret, TEST_BASE_URL, TEST_OAUTH_SETTINGS, testLog } from "../testing";
+import {
+  createAccount,
+  recordSecret,
+  TEST_BASE_URL,
+  TEST_OAUTH_SETTINGS,
+  testAccountServices,
+  testLog,
+} from "../testing";
 import { approveAuthorization, checkAuthorizationRequest } from "./authorize";
 import { isNativeApp } from "./clients";
 import { PARALLEL_REFRESH_LAG_SECONDS, REFRESH_REUSE_GRACE_SECONDS } from "./refresh";
@@ -27,10 +35,15 @@ let mcp: Edge;
 let api: Edge;
 const settings: OAuthSettings = TEST_OAUTH_SETTINGS;
 
+/** The account host's services of this file's edges (made once: the shared test delivery). */
+let services: AccountServices;
+
 beforeAll(async () => {
+  services = await testAccountServices();
   testDb = await createTestDatabase();
   const rateLimiter = createRateLimiter({ points: 1_000_000 });
   oauth = createAccountApiEdge({
+    ...services,
     db: testDb.db,
     baseUrl: TEST_BASE_URL,
     log: testLog,
@@ -38,8 +51,20 @@ beforeAll(async () => {
     oauth: settings,
     routeLimits: { "oauth-register": 3 },
   });
-  mcp = createAccountApiEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
-  api = createAccountApiEdge({ db: testDb.db, baseUrl: TEST_BASE_URL, rateLimiter, log: testLog });
+  mcp = createAccountApiEdge({
+    ...services,
+    db: testDb.db,
+    baseUrl: TEST_BASE_URL,
+    rateLimiter,
+    log: testLog,
+  });
+  api = createAccountApiEdge({
+    ...services,
+    db: testDb.db,
+    baseUrl: TEST_BASE_URL,
+    rateLimiter,
+    log: testLog,
+  });
 });
 afterAll(() => testDb.drop());
 
@@ -437,6 +462,7 @@ describe("rate limits as hosted connectors meet them (many people, a few address
   /** An authorization server whose API limit is 5 a window (long enough that no test sees it end). */
   const limitedEdge = () =>
     createAccountApiEdge({
+      ...services,
       db: testDb.db,
       baseUrl: TEST_BASE_URL,
       log: testLog,
@@ -527,6 +553,7 @@ describe("rate limits as hosted connectors meet them (many people, a few address
 
   it("counts every token request against a per-address ceiling before its body is read, refusals included", async () => {
     const edge = createAccountApiEdge({
+      ...services,
       db: testDb.db,
       baseUrl: TEST_BASE_URL,
       log: testLog,
@@ -626,6 +653,7 @@ describe("a server on a loopback address, given to a host under another loopback
   const loopback: OAuthSettings = { ...TEST_OAUTH_SETTINGS, issuer: base, resource: `${base}/api/mcp` };
   const edge = () =>
     createAccountApiEdge({
+      ...services,
       db: testDb.db,
       baseUrl: base,
       log: testLog,
@@ -992,6 +1020,7 @@ describe("where tokens work", () => {
 
     // The same token at an MCP endpoint of another base URL (another resource).
     const elsewhere = createAccountApiEdge({
+      ...services,
       db: testDb.db,
       baseUrl: "http://other.test",
       rateLimiter: createRateLimiter({ points: 1000 }),

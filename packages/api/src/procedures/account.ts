@@ -1,18 +1,19 @@
-import type { Caller, SessionCaller } from "../auth/caller";
+import type { Caller, Credential, SessionCaller } from "../auth/caller";
 import { DomainError } from "../errors";
-import { baseProcedure } from "../trpc";
+import { baseProcedure, type Meta } from "../trpc";
 import { authorize } from "./authorize";
 import { callerMiddleware } from "./caller";
 
+/** Who may call an open route: anyone for `public`, and a key that is sent is still checked for `anonymous`. */
+export function publicCaller(meta: Meta | undefined, credential: Credential): Caller | null {
+  if (meta?.ability !== "public" && !meta?.anonymous) {
+    throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
+  }
+  return authorize(meta, credential);
+}
+
 /** Open to callers without a key: `public` endpoints, and those that take a key when one is sent (`anonymous`). */
-export const publicProcedure = baseProcedure.use(
-  callerMiddleware((meta, credential) => {
-    if (meta?.ability !== "public" && !meta?.anonymous) {
-      throw new DomainError("missing_api_key_ability", "This endpoint is not public.");
-    }
-    return authorize(meta, credential);
-  }),
-);
+export const publicProcedure = baseProcedure.use(callerMiddleware(publicCaller));
 
 /** For the account API and the account MCP: a caller with the ability the route declares (`meta.ability`). */
 export const accountProcedure = baseProcedure.use(

@@ -4,5 +4,5 @@
  */
 export { accountProcedure, publicProcedure, sessionProcedure } from "./account";
 export { authorize, authorizeDesign } from "./authorize";
-export { designProcedure } from "./design";
+export { designProcedure, designPublicProcedure } from "./design";
 export { productProcedure } from "./product";

@@ -3,14 +3,14 @@ import { fromFetch, toResponse } from "@shelf/server/edge/fetch";
 import type { Edge } from "@shelf/server/edge/pipeline";
 import { createLogger, type Logger, readLogEnv } from "@shelf/server/log";
 import { createRateLimiter, type RateLimiter } from "@shelf/server/rate-limit";
-import { createAccountApiEdge } from "../account-api";
-import type { ApiEdge, HostEdgeOptions } from "../api-edge";
+import { createAccountApiEdge, createAccountMcpOf } from "../account-api";
+import type { ApiEdge } from "../api-edge";
 import { resolveCredential } from "../auth/credential";
 import { createGuessLimits, type GuessLimits } from "../auth/guess-limits";
 import { sessionCaller, startWebSession } from "../auth/web-session";
-import { createContext } from "../context";
+import { type AccountServices, createContext } from "../context";
 import type { Delivery } from "../delivery";
-import { createDesignApiEdge } from "../design-api";
+import { createDesignApiEdge, type DesignEdgeOptions } from "../design-api";
 import { createCaller } from "../root";
 import { DEMO_DISCLOSURE } from "../routers/public/disclosure";
 import { sharedTestDelivery } from "./delivery";
@@ -45,14 +45,33 @@ export type ApiRequestOptions = {
  * The design API's edge over a test database: the test log, a rate limit no test reaches, and what else the test
  * names (a delivery where its routes serve files, a collection lease of its own).
  */
-export function createTestDesignEdge(db: Database, options: Partial<HostEdgeOptions> = {}): ApiEdge {
+export async function createTestDesignEdge(db: Database, options: Partial<DesignEdgeOptions> = {}): Promise<ApiEdge> {
   return createDesignApiEdge({
     db,
     baseUrl: TEST_BASE_URL,
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     log: testLog,
+    delivery: options.delivery ?? (await sharedTestDelivery()),
     ...options,
   });
+}
+
+/**
+ * The account host's services as an in-process test gives them: the given delivery (else the test process's shared
+ * one), the test authorization server, guessing limits in memory, the account MCP over the test log.
+ */
+export async function testAccountServices(options: Partial<AccountServices> = {}): Promise<AccountServices> {
+  return accountServicesOf(options.delivery ?? (await sharedTestDelivery()), options);
+}
+
+/** `testAccountServices` with a delivery the test already has. */
+export function accountServicesOf(delivery: Delivery, options: Partial<AccountServices> = {}): AccountServices {
+  return {
+    delivery,
+    oauth: options.oauth ?? TEST_OAUTH_SETTINGS,
+    guessLimits: options.guessLimits ?? createGuessLimits({ namespace: `test-${crypto.randomUUID()}` }),
+    mcp: options.mcp ?? createAccountMcpOf({ log: testLog }),
+  };
 }
 
 /**
@@ -61,7 +80,7 @@ export function createTestDesignEdge(db: Database, options: Partial<HostEdgeOpti
  */
 export function createApiClient(
   db: Database,
-  options: { rateLimiter?: RateLimiter; edge?: Edge; delivery?: Delivery } = {},
+  options: { rateLimiter?: RateLimiter; edge?: Edge | Promise<Edge>; delivery?: Delivery } = {},
 ) {
   const rateLimiter = options.rateLimiter ?? createRateLimiter({ points: 1_000_000 });
   let edge: Promise<Edge> | undefined;
@@ -72,9 +91,8 @@ export function createApiClient(
       baseUrl: TEST_BASE_URL,
       rateLimiter,
       log: testLog,
-      delivery: options.delivery ?? (await sharedTestDelivery()),
       disclosure: DEMO_DISCLOSURE,
-      oauth: TEST_OAUTH_SETTINGS,
+      ...(await testAccountServices({ delivery: options.delivery })),
     });
   return async function request(path: string, init: ApiRequestOptions = {}) {
     edge ??= edgeFor();
@@ -113,7 +131,7 @@ export function createApiClient(
 export async function callerFor(db: Database, key: string | null, delivery?: Delivery) {
   const credential = await resolveCredential(db, key ? `Bearer ${key}` : null);
   return createCaller(
-    createContext({ db, credential, baseUrl: TEST_BASE_URL, delivery: delivery ?? (await sharedTestDelivery()) }),
+    createContext({ db, credential, baseUrl: TEST_BASE_URL, ...(await testAccountServices({ delivery })) }),
   );
 }
 
@@ -134,7 +152,7 @@ export async function signedInCaller(db: Database, accountId: number, options: {
         db,
         credential: { status: "valid", caller },
         baseUrl: TEST_BASE_URL,
-        guessLimits,
+        ...(await testAccountServices({ guessLimits })),
       }),
     ),
   };

@@ -17,7 +17,7 @@ import { createCallerFactory, type ListedRow, type Meta, type RequestExample } f
 import { contractMismatch } from "./contract";
 import { createTestDelivery } from "./delivery";
 import { createAccount, createKey, createProduct, grantEntitlement } from "./factories";
-import { createApiClient, TEST_BASE_URL } from "./harness";
+import { accountServicesOf, createApiClient, TEST_BASE_URL } from "./harness";
 import { answerShows, holdsRowLists } from "./listed-rows";
 import { recordSecret } from "./secrets";
 
@@ -136,7 +136,7 @@ export function describeSecurityMatrix(title: string, options: SecurityMatrixOpt
         db,
         credential: { status: "valid", caller: sessionCaller(account.id, session.sessionId) },
         baseUrl: TEST_BASE_URL,
-        delivery,
+        ...accountServicesOf(delivery),
       }),
     );
     fixture = {

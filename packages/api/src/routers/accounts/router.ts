@@ -1,4 +1,3 @@
-import { guessLimitsOf } from "../../context";
 import { sessionProcedure } from "../../procedures";
 import { router } from "../../trpc";
 import { ChangedPasswordData, ChangeNameInput, ChangePasswordInput, MeData } from "./schemas";
@@ -21,5 +20,5 @@ export const accountRouter = router({
     .meta({ ability: "signed-in" })
     .input(ChangePasswordInput)
     .output(ChangedPasswordData)
-    .mutation(({ ctx, input }) => changePassword(ctx.db, ctx.caller, guessLimitsOf(ctx).signIn, input)),
+    .mutation(({ ctx, input }) => changePassword(ctx.db, ctx.caller, ctx.guessLimits.signIn, input)),
 });

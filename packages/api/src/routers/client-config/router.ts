@@ -1,7 +1,6 @@
 import { jwks } from "@shelf/server/signing/jws";
 import { z } from "zod";
 import { revokeDevice } from "../../client-policy";
-import { deliveryOf } from "../../context";
 import { exampleSeat } from "../../examples/seats";
 import { accountProcedure, publicProcedure } from "../../procedures";
 import { router } from "../../trpc";
@@ -33,7 +32,7 @@ export const clientConfigRouter = router({
     .query(({ ctx }) => {
       // Signed now (`signed_at`): no two answers are alike, so none is stored or revalidated.
       ctx.res.headers["cache-control"] = "no-store";
-      return clientConfig(ctx.db, deliveryOf(ctx).keyring, ctx.caller);
+      return clientConfig(ctx.db, ctx.delivery.keyring, ctx.caller);
     }),
 
   jwks: publicProcedure
@@ -52,6 +51,6 @@ export const clientConfigRouter = router({
     .output(JwksData)
     .query(({ ctx }) => {
       ctx.res.headers["cache-control"] = "public, max-age=300";
-      return jwks(deliveryOf(ctx).keyring);
+      return jwks(ctx.delivery.keyring);
     }),
 });

@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { collectRuns } from "@shelf/db/schema";
 import { eq } from "drizzle-orm";
-import { deliveryOf } from "../../context";
 import { designProcedure } from "../../procedures";
-import { router } from "../../trpc";
+import { designRoutes } from "../../trpc";
 import { failRunAsOperator } from "./admin-service";
 import {
   AssetAnswer,
@@ -44,7 +43,7 @@ function exampleForm(fields: Record<string, string | Blob>): FormData {
   return form;
 }
 const agent = (caller: CollectAgent): CollectAgent => ({ tokenId: caller.tokenId, name: caller.name });
-const lease = (ctx: { collectLeaseSeconds?: number }) => ({ leaseSeconds: ctx.collectLeaseSeconds });
+const lease = (ctx: { collectLeaseSeconds: number }) => ({ leaseSeconds: ctx.collectLeaseSeconds });
 
 const FAMILY =
   "Only tokens with the opener's name (its family: an operator rotates a token by issuing a new one under the same name) see the run; to any other token it is 404, as a missing run is.";
@@ -54,7 +53,7 @@ const BOOLEANS =
   "Multipart booleans are the text `true` or `false` (anything else is 422); integers are decimal digits. Leave an optional field out for null.";
 
 /** The design host's collect runs (role `collect`): open, upload assets and captures, fail or submit, read back. */
-export const designCollectRouter = router({
+export const designCollectRouter = designRoutes({
   open: designProcedure
     .meta({
       role: "collect",
@@ -134,7 +133,7 @@ export const designCollectRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { asset, created } = await putAsset(
         ctx.db,
-        deliveryOf(ctx).store,
+        ctx.delivery.store,
         agent(ctx.caller),
         { run: input.run, sha256: input.sha256, type: input.type, url: input.url, bytes: input.file.bytes },
         lease(ctx),
@@ -185,7 +184,7 @@ export const designCollectRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { capture, created } = await putCapture(
         ctx.db,
-        deliveryOf(ctx).store,
+        ctx.delivery.store,
         agent(ctx.caller),
         { ...input, image: input.image.bytes, html: input.html?.bytes ?? null },
         lease(ctx),
@@ -235,6 +234,6 @@ export const designCollectRouter = router({
     .input(SubmitRunInput)
     .output(RunAnswer)
     .mutation(async ({ ctx, input }) => ({
-      run: await submitRun(ctx.db, deliveryOf(ctx).store, agent(ctx.caller), input, { log: ctx.log }),
+      run: await submitRun(ctx.db, ctx.delivery.store, agent(ctx.caller), input, { log: ctx.log }),
     })),
 });

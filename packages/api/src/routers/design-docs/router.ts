@@ -3,7 +3,7 @@ import type { Database } from "@shelf/db";
 import { createDesignToken } from "../../auth/design-token-admin";
 import { designProcedure } from "../../procedures";
 import { PageInput } from "../../schemas/design-page";
-import { router } from "../../trpc";
+import { designRoutes } from "../../trpc";
 import {
   DocumentAnswer,
   DocumentSlug,
@@ -37,7 +37,7 @@ const agent = (caller: { tokenId: number; name: string }) => ({ tokenId: caller.
 const PAGING =
   "Paged: `limit` (default 20, at most 100) items after `cursor`, the `next_cursor` of the page before (null on the last page); rows added meanwhile never shift or repeat what is left.";
 
-export const designDocsRouter = router({
+export const designDocsRouter = designRoutes({
   read: designProcedure
     .meta({
       role: "read",

@@ -1,13 +1,12 @@
 import { JsonText, jsonTextOf } from "@shelf/server/json-text";
 import { FileOutput } from "@shelf/server/plain";
 import { z } from "zod";
-import { deliveryOf } from "../../context";
 import { storedFile } from "../../delivery/artifacts";
 import { screensPageText } from "../../design-gallery/query/counts";
-import { publicProcedure } from "../../procedures";
+import { designPublicProcedure } from "../../procedures";
 import { COLLECT_CONTENT_TYPES } from "../../schemas/capture-meta";
 import { ScreensPage } from "../../schemas/gallery-screens";
-import { router } from "../../trpc";
+import { designRoutes } from "../../trpc";
 import { exampleScreen } from "./examples";
 import {
   AppAnswer,
@@ -41,8 +40,8 @@ const cacheable = (ctx: { res: { headers: Record<string, string> } }) => {
 };
 
 /** The design host's gallery: what the replayed collect runs made, open to anyone (contract section 4). */
-export const designGalleryRouter = router({
-  screens: publicProcedure
+export const designGalleryRouter = designRoutes({
+  screens: designPublicProcedure
     .meta({
       ability: "public",
       openapi: {
@@ -63,7 +62,7 @@ export const designGalleryRouter = router({
       return new JsonText(screensPageText(await listScreens(ctx.db, { baseUrl: ctx.baseUrl }, input)));
     }),
 
-  screen: publicProcedure
+  screen: designPublicProcedure
     .meta({
       ability: "public",
       openapi: {
@@ -85,7 +84,7 @@ export const designGalleryRouter = router({
       return { screen: await getScreen(ctx.db, { baseUrl: ctx.baseUrl }, input.id) };
     }),
 
-  image: publicProcedure
+  image: designPublicProcedure
     .meta({
       ability: "public",
       plain: {
@@ -109,7 +108,7 @@ export const designGalleryRouter = router({
     .query(async ({ ctx, input }) => {
       const image = await variantImage(ctx.db, input.id, input.variant);
       return storedFile(
-        deliveryOf(ctx).store,
+        ctx.delivery.store,
         {
           key: image.image_key,
           sha256: image.image_sha256,
@@ -122,7 +121,7 @@ export const designGalleryRouter = router({
       );
     }),
 
-  app: publicProcedure
+  app: designPublicProcedure
     .meta({
       ability: "public",
       openapi: {
@@ -144,7 +143,7 @@ export const designGalleryRouter = router({
       return { app: await getApp(ctx.db, { baseUrl: ctx.baseUrl }, input.id) };
     }),
 
-  patterns: publicProcedure
+  patterns: designPublicProcedure
     .meta({
       ability: "public",
       openapi: {
@@ -163,7 +162,7 @@ export const designGalleryRouter = router({
       return listPatterns(ctx.db);
     }),
 
-  taxonomy: publicProcedure
+  taxonomy: designPublicProcedure
     .meta({
       ability: "public",
       openapi: {

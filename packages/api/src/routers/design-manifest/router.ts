@@ -3,9 +3,9 @@ import { FileOutput } from "@shelf/server/plain";
 import { z } from "zod";
 import { listDocuments } from "../../design-documents";
 import { SKILL_ARCHIVE_PATH, SKILL_INDEX_SCHEMA, SKILL_NAME, skillPackage } from "../../design-skill/package";
-import { designProcedure, publicProcedure } from "../../procedures";
+import { designProcedure, designPublicProcedure } from "../../procedures";
 import { PageInput } from "../../schemas/design-page";
-import { router } from "../../trpc";
+import { designRoutes } from "../../trpc";
 import { ManifestAnswer, SkillIndex } from "./schemas";
 
 const tags = ["manifest"];
@@ -14,7 +14,7 @@ export const DESIGN_OPENAPI_PATH = "/api/openapi.json";
 const INDEX_PATH = "/.well-known/agent-skills/index.json";
 const absolute = (baseUrl: string, path: string) => new URL(path, baseUrl).toString();
 
-export const designManifestRouter = router({
+export const designManifestRouter = designRoutes({
   manifest: designProcedure
     .meta({
       role: "read",
@@ -57,7 +57,7 @@ export const designManifestRouter = router({
       };
     }),
 
-  skillIndex: publicProcedure
+  skillIndex: designPublicProcedure
     .meta({
       ability: "public",
       openapi: {
@@ -87,7 +87,7 @@ export const designManifestRouter = router({
       };
     }),
 
-  skillArchive: publicProcedure
+  skillArchive: designPublicProcedure
     .meta({
       ability: "public",
       plain: {

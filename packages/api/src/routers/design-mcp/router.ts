@@ -1,8 +1,7 @@
 import type { z } from "zod";
-import { mcpOf } from "../../context";
 import { initializeExample, JsonRpcAnswer, JsonRpcMessage, MCP_ACCEPT, TRANSPORT_ERRORS } from "../../mcp/messages";
 import { designProcedure } from "../../procedures";
-import { router } from "../../trpc";
+import { designRoutes } from "../../trpc";
 
 export const DESIGN_MCP_PATH = "/mcp";
 
@@ -12,7 +11,7 @@ export const DESIGN_MCP_PATH = "/mcp";
  * rate limit, body, database deadline, headers, the error table) and the document, the design security matrix and
  * the fuzz test know it; the serving is `design-mcp/service.ts` on the MCP kit (`mcp/endpoint.ts`).
  */
-export const designMcpRouter = router({
+export const designMcpRouter = designRoutes({
   message: designProcedure
     .meta({
       role: "read",
@@ -31,8 +30,5 @@ export const designMcpRouter = router({
     })
     .input(JsonRpcMessage)
     .output(JsonRpcAnswer)
-    .mutation(async ({ ctx, input }) => {
-      if (!ctx.http) throw new Error("The MCP endpoint is served over HTTP only (ctx.http).");
-      return (await mcpOf(ctx).post({ ...ctx, http: ctx.http }, input as never)) as z.infer<typeof JsonRpcAnswer>;
-    }),
+    .mutation(async ({ ctx, input }) => (await ctx.mcp.post(ctx, input as never)) as z.infer<typeof JsonRpcAnswer>),
 });

@@ -1,6 +1,5 @@
 import { createAttemptLimiter } from "@shelf/server/attempt-limit";
 import { sessionCaller } from "../../auth/web-session";
-import { guessLimitsOf } from "../../context";
 import { publicProcedure, sessionProcedure } from "../../procedures";
 import { router } from "../../trpc";
 import {
@@ -88,11 +87,11 @@ export const deviceSignInRouter = router({
     .meta({ ability: "signed-in" })
     .input(UserCodeInput)
     .output(DeviceSignInRequestData)
-    .query(({ ctx, input }) => findDeviceSignIn(ctx.db, ctx.caller, guessLimitsOf(ctx).userCodes, input.user_code)),
+    .query(({ ctx, input }) => findDeviceSignIn(ctx.db, ctx.caller, ctx.guessLimits.userCodes, input.user_code)),
 
   decide: sessionProcedure
     .meta({ ability: "signed-in" })
     .input(DeviceSignInDecisionInput)
     .output(DeviceSignInDecisionData)
-    .mutation(({ ctx, input }) => decideDeviceSignIn(ctx.db, ctx.caller, guessLimitsOf(ctx).userCodes, input)),
+    .mutation(({ ctx, input }) => decideDeviceSignIn(ctx.db, ctx.caller, ctx.guessLimits.userCodes, input)),
 });

@@ -18,6 +18,7 @@ import {
   createProduct,
   grantEntitlement,
   TEST_BASE_URL,
+  testAccountServices,
   testLog,
 } from "../../testing";
 import {
@@ -260,6 +261,7 @@ describe("release downloads", () => {
     });
     const health = createDatabaseHealth(proxy.url, { probeTimeoutMs: 500, probeIntervalMs: 60_000 });
     const edge = createAccountApiEdge({
+      ...(await testAccountServices()),
       db: pool.db,
       dbDeadlineMs: pool.deadlineMs,
       health,

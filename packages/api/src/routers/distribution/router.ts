@@ -2,7 +2,6 @@ import { releaseChannels } from "@shelf/db/enums";
 import { FileOutput, RedirectOutput, TextOutput } from "@shelf/server/plain";
 import { z } from "zod";
 import { releaseArtifact } from "../../catalog/releases";
-import { deliveryOf } from "../../context";
 import { exampleRelease } from "../../examples/release";
 import { answerLanguageOf } from "../../language";
 import { publicProcedure } from "../../procedures";
@@ -35,7 +34,7 @@ export const distributionRouter = router({
     .query(({ ctx, input }) => {
       // What the feed lists depends on the key: a shared cache must not hand one reader's feed to another.
       ctx.res.headers.vary = "Authorization";
-      return appcast(ctx.db, deliveryOf(ctx), ctx.caller, input.id, input.channel);
+      return appcast(ctx.db, ctx.delivery, ctx.caller, input.id, input.channel);
     }),
 
   releaseDownload: publicProcedure
@@ -59,7 +58,7 @@ export const distributionRouter = router({
     })
     .input(z.object({ release: IdParam }))
     .output(RedirectOutput)
-    .query(({ ctx, input }) => releaseDownload(ctx.db, deliveryOf(ctx), ctx.caller, input.release)),
+    .query(({ ctx, input }) => releaseDownload(ctx.db, ctx.delivery, ctx.caller, input.release)),
 
   file: publicProcedure
     .meta({
@@ -88,13 +87,13 @@ export const distributionRouter = router({
     .output(z.union([FileOutput, TextOutput]))
     .query(({ ctx, input }) => {
       try {
-        return signedFile(deliveryOf(ctx), input.token, input.filename);
+        return signedFile(ctx.delivery, input.token, input.filename);
       } catch (error) {
         const code = refusedLinkCode(error);
         // A browser opening the link (a navigation: no client of the API sends Sec-Fetch-Mode) gets a page with the
         // way back, with the same status; every other client the contract's JSON.
         if (!code || ctx.http?.header("sec-fetch-mode") !== "navigate") throw error;
-        const product = deliveryOf(ctx).links.productOf(input.token);
+        const product = ctx.delivery.links.productOf(input.token);
         ctx.res.status = 403;
         return refusedLinkPage(answerLanguageOf(ctx), code, {
           url: `${ctx.baseUrl}/account${product ? `/products/${product}` : ""}`,

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { createApiKey } from "../../auth/key-issuing";
-import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { exampleSeat } from "../../examples/seats";
 import { answerLanguageOf } from "../../language";
@@ -37,7 +36,7 @@ export const licensingRouter = router({
     })
     .input(LicenseCheckInput)
     .output(LicenseCheckData)
-    .mutation(({ ctx, input }) => checkLicense(ctx.db, deliveryOf(ctx).keyring, ctx.caller, input, ctx.baseUrl)),
+    .mutation(({ ctx, input }) => checkLicense(ctx.db, ctx.delivery.keyring, ctx.caller, input, ctx.baseUrl)),
 
   product: productProcedure
     .meta({

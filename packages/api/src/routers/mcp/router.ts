@@ -1,7 +1,6 @@
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createApiKey } from "../../auth/key-issuing";
-import { mcpOf } from "../../context";
 import {
   initializeExample,
   JsonRpcAnswer,
@@ -42,7 +41,7 @@ export const mcpRouter = router({
     .output(JsonRpcAnswer)
     .mutation(
       async ({ ctx, input }) =>
-        (await mcpOf(ctx).post({ ...ctx, http: httpOf(ctx) }, input as never)) as z.infer<typeof JsonRpcAnswer>,
+        (await ctx.mcp.post({ ...ctx, http: httpOf(ctx) }, input as never)) as z.infer<typeof JsonRpcAnswer>,
     ),
 
   end: accountProcedure
@@ -82,7 +81,7 @@ export const mcpRouter = router({
     })
     .input(z.object({}))
     .output(z.void())
-    .mutation(({ ctx }) => mcpOf(ctx).end({ ...ctx, http: httpOf(ctx) })),
+    .mutation(({ ctx }) => ctx.mcp.end({ ...ctx, http: httpOf(ctx) })),
 });
 
 function httpOf(ctx: { http?: { header: (name: string) => string | undefined; requestId: string } }) {

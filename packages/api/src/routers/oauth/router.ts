@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import type { Database } from "@shelf/db";
 import { z } from "zod";
 import { randomSecret } from "../../auth/key-secret";
-import { oauthOf } from "../../context";
 import { approveAuthorization, checkAuthorizationRequest } from "../../oauth/authorize";
 import { registerClient } from "../../oauth/clients";
 import {
@@ -82,7 +81,7 @@ function resourceMetadataRoute(path: `/${string}`, summary: string, description:
     .output(ProtectedResourceMetadataData)
     .query(({ ctx }) => {
       ctx.res.headers["cache-control"] = METADATA_CACHE;
-      return protectedResourceMetadata(oauthOf(ctx), ctx.http?.header("host"));
+      return protectedResourceMetadata(ctx.oauth, ctx.http?.header("host"));
     });
 }
 
@@ -111,7 +110,7 @@ export const oauthRouter = router({
     .output(AuthorizationServerMetadataData)
     .query(({ ctx }) => {
       ctx.res.headers["cache-control"] = METADATA_CACHE;
-      return authorizationServerMetadata(oauthOf(ctx));
+      return authorizationServerMetadata(ctx.oauth);
     }),
 
   resourceMetadata: resourceMetadataRoute(
@@ -195,7 +194,7 @@ export const oauthRouter = router({
     .output(TokenData)
     .mutation(async ({ ctx, input }) => {
       Object.assign(ctx.res.headers, NO_STORE);
-      return requestTokens(ctx.db, oauthOf(ctx), input);
+      return requestTokens(ctx.db, ctx.oauth, input);
     }),
 
   revoke: publicProcedure

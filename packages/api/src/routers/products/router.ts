@@ -1,7 +1,6 @@
 import { Readable } from "node:stream";
 import { FileOutput, TextOutput } from "@shelf/server/plain";
 import { z } from "zod";
-import { deliveryOf } from "../../context";
 import { exampleRelease } from "../../examples/release";
 import { accountProcedure, productProcedure } from "../../procedures";
 import { type ExampleContext, router } from "../../trpc";
@@ -110,7 +109,7 @@ export const productsRouter = router({
     })
     .input(InstallInput)
     .output(z.object({ data: ProductInstallData }))
-    .query(({ ctx, input }) => installPlan(ctx.db, deliveryOf(ctx), ctx.product, input.channel)),
+    .query(({ ctx, input }) => installPlan(ctx.db, ctx.delivery, ctx.product, input.channel)),
 
   bundle: productProcedure
     .meta({
@@ -130,7 +129,7 @@ export const productsRouter = router({
     })
     .input(InstallInput)
     .output(FileOutput)
-    .query(({ ctx, input }) => bundle(ctx.db, deliveryOf(ctx), ctx.product, input.channel)),
+    .query(({ ctx, input }) => bundle(ctx.db, ctx.delivery, ctx.product, input.channel)),
 
   contentAssets: productProcedure
     .meta({
@@ -175,7 +174,7 @@ export const productsRouter = router({
     })
     .input(z.object({ path: ContentAssetPath }))
     .output(FileOutput)
-    .query(({ ctx, input }) => contentAsset(ctx.db, deliveryOf(ctx), ctx.product.id, input.path)),
+    .query(({ ctx, input }) => contentAsset(ctx.db, ctx.delivery, ctx.product.id, input.path)),
 
   contentCss: accountProcedure
     .meta({

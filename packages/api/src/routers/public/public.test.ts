@@ -7,7 +7,14 @@ import { createRateLimiter } from "@shelf/server/rate-limit";
 import { describe, expect, it } from "vitest";
 import { createAccountApiEdge } from "../../account-api";
 import { readApiEnv } from "../../env";
-import { createApiClient, createProduct, createRelease, TEST_BASE_URL, testLog } from "../../testing";
+import {
+  createApiClient,
+  createProduct,
+  createRelease,
+  TEST_BASE_URL,
+  testAccountServices,
+  testLog,
+} from "../../testing";
 import { contractMismatch } from "../../testing/contract";
 import { withApiSuite } from "../../testing/suite";
 import { publishRelease } from "../products/publish";
@@ -145,6 +152,7 @@ describe("GET /api/public/disclosure", () => {
 
     const bare = createApiClient(testDb.db, {
       edge: createAccountApiEdge({
+        ...(await testAccountServices()),
         db: testDb.db,
         baseUrl: TEST_BASE_URL,
         log: testLog,

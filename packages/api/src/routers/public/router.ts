@@ -1,7 +1,7 @@
 import { schema } from "@shelf/db";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import type { Context } from "../../context";
+import type { BaseContext } from "../../context";
 import { publicProcedure } from "../../procedures";
 import { PublicDisclosureData } from "../../schemas/disclosure";
 import { router } from "../../trpc";
@@ -11,7 +11,7 @@ import { downloadPipeline, getLineage, listLineages, publicDisclosure } from "./
 const tags = ["public"];
 
 /** Public answers may be kept by shared caches for a while, and revalidated by their ETag. */
-function cacheable(ctx: Pick<Context, "res">, seconds: number) {
+function cacheable(ctx: Pick<BaseContext, "res">, seconds: number) {
   ctx.res.headers["cache-control"] = `public, max-age=${seconds}`;
 }
 

@@ -8,6 +8,7 @@ import { createAccountApiEdge } from "../../account-api";
 import { createOrder } from "../../commerce/order-admin";
 import { deliverOutbox } from "../../mail/outbox";
 import {
+  accountServicesOf,
   createAccount,
   createAccountWithKey,
   createApiClient,
@@ -127,9 +128,9 @@ describe("POST /api/error-reports", () => {
     const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
     const instances = [1, 2].map(() => {
       const edge = createAccountApiEdge({
+        ...accountServicesOf(suite.delivery),
         db: testDb.db,
         baseUrl: TEST_BASE_URL,
-        delivery: suite.delivery,
         log: testLog,
         rateLimiter: createRateLimiter({ points: 1_000_000 }),
         routeLimiter: (name, perMinute) =>

@@ -1,5 +1,4 @@
 import { commerceView, getOrder } from "../../commerce/orders";
-import { deliveryOf } from "../../context";
 import { DomainError } from "../../errors";
 import { accountProcedure, publicProcedure, sessionProcedure } from "../../procedures";
 import { UploadedFileSchema } from "../../schemas/upload";
@@ -74,7 +73,7 @@ export const reportsRouter = router({
     .output(SupportReportData)
     .mutation(async ({ ctx, input }) => {
       if (ctx.caller.type !== "api_key") throw new DomainError("invalid_api_key");
-      const answer = await recordSupportReport(ctx.db, deliveryOf(ctx).store, ctx.caller, input);
+      const answer = await recordSupportReport(ctx.db, ctx.delivery.store, ctx.caller, input);
       ctx.res.status = answer.deduplicated ? 200 : 201;
       return answer;
     }),
