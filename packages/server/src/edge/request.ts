@@ -1,4 +1,5 @@
 import type { FieldErrors } from "../errors";
+import { type EdgeResult, errorResult } from "./results";
 
 /**
  * What the edge needs of a request, whichever server received it: Node's `http` (the custom server) or a fetch
@@ -79,6 +80,22 @@ export function isWellEncoded(url: URL): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The target as a URL the edge can read, or the answer that refuses it: 400 for one that does not parse or whose
+ * percent-encoding does not decode, 404 for one with `.` or `..` segments, which the edge never resolves.
+ */
+export function readTarget(target: string): { ok: true; url: URL } | { ok: false; result: EdgeResult } {
+  const url = parseTarget(target);
+  if (!url || !isWellEncoded(url)) {
+    return { ok: false, result: errorResult("malformed_request", "The URL has malformed percent-encoding.") };
+  }
+  if (hasDotSegments(target)) {
+    const message = "No such path: the URL has . or .. segments, which are never resolved.";
+    return { ok: false, result: errorResult("not_found", message) };
+  }
+  return { ok: true, url };
 }
 
 /** The other body types as the `Content-Type` header names them (JSON's is in json-text.ts). */

@@ -1,4 +1,5 @@
-import { type JsonSchema, type OpenApiParameter, type ParamSpec, paramSpecs } from "./input";
+import { type JsonSchema, nulErrors, type OpenApiParameter, type ParamSpec, paramSpecs, readParameters } from "./input";
+import { type EdgeResult, jsonResult, validationBody } from "./results";
 import type { EdgeRoute } from "./routes";
 
 /** What the edge reads of an OpenAPI document: its operations' parameters and request bodies, by path and method. */
@@ -29,4 +30,23 @@ export function routeInputs(document: OpenApiPaths, routes: readonly EdgeRoute[]
     });
   }
   return inputs;
+}
+
+/**
+ * A route's input: its path's and query's parameters, typed as `inputs` says, over its body's fields; or the 422
+ * that refuses it, for a parameter that does not read, NUL anywhere, or a body that is not a JSON object.
+ */
+export function readInput(
+  inputs: RouteInputs | undefined,
+  pathParams: Record<string, string>,
+  query: URLSearchParams,
+  body: unknown,
+): { ok: true; input: Record<string, unknown> } | { ok: false; result: EdgeResult } {
+  const { values, errors } = readParameters(inputs?.params ?? [], pathParams, query);
+  nulErrors(body, "", errors);
+  if (body !== undefined && (body === null || typeof body !== "object" || Array.isArray(body))) {
+    errors.body = ["must be a JSON object"];
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, result: jsonResult(422, validationBody(errors)) };
+  return { ok: true, input: { ...(body as object | undefined), ...values } };
 }
