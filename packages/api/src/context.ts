@@ -53,19 +53,13 @@ export type McpEndpoint = {
 };
 
 /**
- * What the account host (apps/web) hands its procedures besides the base, whether its edge or its pages call them.
- * Every entry point gives all of it: the type system holds them to it, so no procedure checks at run time.
+ * What the account host (apps/web) hands its procedures besides the base, whether its edge or its pages call them:
+ * artifact storage, download links and signing (`delivery`); limits on guessing passwords and user codes, which the
+ * account pages take (`guessLimits`); the authorization server's settings (`oauth`: issuer, resource, the secret
+ * refresh tokens are derived with); the account MCP's serving code (`mcp`, `/api/mcp`). Every entry point gives all
+ * of it: the type system holds them to it, so no procedure checks at run time.
  */
-export type AccountServices = {
-  /** Artifact storage, download links and signing. */
-  delivery: Delivery;
-  /** Limits on guessing (passwords, user codes), which the account pages take. */
-  guessLimits: GuessLimits;
-  /** The authorization server's settings (issuer, resource, the secret refresh tokens are derived with). */
-  oauth: OAuthSettings;
-  /** The account MCP's serving code (`/api/mcp`). */
-  mcp: McpEndpoint;
-};
+export type AccountServices = { delivery: Delivery; guessLimits: GuessLimits; oauth: OAuthSettings; mcp: McpEndpoint };
 
 /** What the design host hands its procedures besides the base; only its edge calls them, always over HTTP. */
 export type DesignServices = {

@@ -11,14 +11,8 @@ import { accountAbilities } from "../abilities";
 import { createAccountApiEdge } from "../account-api";
 import type { AccountServices } from "../context";
 import { appRouter } from "../root";
-import {
-  createAccountWithKey,
-  createProduct,
-  grantEntitlement,
-  TEST_BASE_URL,
-  testAccountServices,
-  testLog,
-} from "../testing";
+import { createAccountWithKey, createProduct, grantEntitlement, TEST_BASE_URL, testLog } from "../testing";
+import { testAccountServices } from "../testing/harness";
 import { edgeFetcher, MCP_INITIALIZE, mcpPost } from "../testing/mcp";
 import { accountTools } from "./tools";
 
