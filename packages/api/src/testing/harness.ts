@@ -51,8 +51,9 @@ export async function createTestDesignEdge(db: Database, options: Partial<Design
     baseUrl: TEST_BASE_URL,
     rateLimiter: createRateLimiter({ points: 1_000_000 }),
     log: testLog,
-    delivery: options.delivery ?? (await sharedTestDelivery()),
     ...options,
+    // After the options: a test that names `delivery: undefined` still gets the shared one.
+    delivery: options.delivery ?? (await sharedTestDelivery()),
   });
 }
 
